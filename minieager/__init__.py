@@ -1,0 +1,60 @@
+"""minieager: a small eager-execution framework for learning how eager execution and autodiff work.
+
+    import minieager as me
+    x = me.constant([[2.0]])
+    print(me.matmul(x, x))          # me.Tensor([[4.]], shape=(1, 1), dtype=float32)
+
+The public names mirror TensorFlow's eager API (``tf.`` becomes ``me.``). See
+docs/architecture.md for how the pieces fit together.
+"""
+from . import config as config
+
+config.configure_environment()   # thread counts and numba's cache folder, before numba is imported
+
+from . import kernels as _kernels  # noqa: E402,F401  (registers the CPU kernels; compiles nothing)
+from .engine import errors  # noqa: E402,F401
+from .engine.device import device  # noqa: E402,F401
+from .engine.dtypes import (  # noqa: E402,F401
+    DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, uint8)
+from .engine.tensor import Tensor, TensorShape  # noqa: E402,F401
+from .ops import random  # noqa: E402,F401
+from .ops.clip import clip_by_global_norm, clip_by_norm, global_norm  # noqa: E402,F401
+from .ops.creation import (  # noqa: E402,F401
+    constant, convert_to_tensor, eye, fill, linspace, ones, ones_like, range, zeros, zeros_like)
+from .ops.elementwise import (  # noqa: E402,F401
+    abs, add, cast, clip_by_value, cos, divide, equal, exp, expm1, floordiv, floormod, greater, greater_equal,
+    is_finite, is_nan, isfinite, isnan, leaky_relu, less, less_equal, log, log1p, logical_and, logical_not,
+    logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, relu, rsqrt,
+    sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv, where)
+from .ops.indexing import boolean_mask, gather, newaxis, one_hot  # noqa: E402,F401
+from .ops.linalg import matmul, norm, tensordot  # noqa: E402,F401
+from .ops.nn import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax  # noqa: E402,F401
+from .ops.reductions import (  # noqa: E402,F401
+    argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+    reduce_prod, reduce_sum)
+from .ops.shape import (  # noqa: E402,F401
+    broadcast_to, concat, expand_dims, identity, pad, rank, reshape, shape, size, split, squeeze, stack,
+    stop_gradient, tile, transpose, unstack)
+from .autodiff.custom_gradient import custom_gradient  # noqa: E402,F401
+from .autodiff.functional import (  # noqa: E402,F401
+    gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
+from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
+from .autodiff.variable import Variable  # noqa: E402,F401
+from . import debugging, linalg, math, nn, testing  # noqa: E402,F401
+from .config import list_physical_devices, num_gpus  # noqa: E402,F401
+
+# TF 1 spellings used by the guide.
+random_normal, random_uniform = random.normal, random.uniform
+set_random_seed = random.set_seed
+
+
+def executing_eagerly():
+    """Always True: minieager has no graph mode."""
+    return True
+
+
+def enable_eager_execution(*args, **kwargs):
+    """Accepted so the guide's code runs unchanged; eager execution is always on."""
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Automatic differentiation: Variable, GradientTape, custom gradients, gradient checking."""

@@ -1,0 +1,84 @@
+"""The backward pass: play a tape's records in reverse, applying each op's VJP.
+
+This is the whole of reverse-mode autodiff, as one loop (no recursion, so a 10,000-op chain
+is fine). ``grads`` maps a tensor's id to the gradient of the target with respect to it.
+Walking the records newest-first guarantees that when we reach the op that produced a tensor,
+every op that consumed it has already sent its share, so that gradient is complete: we use it
+once and drop it, which keeps memory flat.
+"""
+from ..engine.errors import InvalidArgumentError
+from ..ops import creation, elementwise, reductions, shape as shape_ops
+
+
+def unbroadcast(grad, shape):
+    """Sum ``grad`` down to ``shape``: the one place that undoes broadcasting in the forward pass.
+
+    ``(3, 1) + (4,)`` broadcast to ``(3, 4)``; the gradient of each input is the sum of the
+    output gradient over the axes that input was stretched along.
+    """
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(
+        i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
+    if axes:
+        grad = reductions.reduce_sum(grad, axis=axes, keepdims=True)
+    return shape_ops.reshape(grad, shape) if grad.shape != shape else grad
+
+
+def _check_versions(record):
+    for variable, version in record.variable_versions:
+        if variable._version != version:
+            raise InvalidArgumentError(
+                f"Variable '{variable.name}' was assigned after op '{record.op_name}' read it on this tape, "
+                f"so the gradient would use its new value. Compute the gradient before updating the "
+                f"variable, or record the computation again.")
+
+
+def reachable_records(records, source_ids):
+    """The records on a path from the sources: only their VJPs need to run."""
+    reached, keep = set(source_ids), []
+    for record in records:
+        if any(i in reached for i in record.input_ids):
+            keep.append(record)
+            reached.update(record.output_ids)
+    return keep, reached
+
+
+def backward(records, targets, target_grads, sources, on_step=None):
+    """Gradients of ``sum(targets)`` with respect to each tensor in ``sources``.
+
+    Returns ``{source id: gradient Tensor}`` (sources the targets do not reach are absent).
+    ``on_step(record, dys, sent)``, if given, is called after each VJP with the gradients
+    ``sent`` to each input (already unbroadcast) — the tape debugger builds its steps from it.
+    """
+    source_ids = {s._id for s in sources}
+    keep, reached = reachable_records(records, source_ids)
+    grads = {}
+
+    def accumulate(tensor, grad):
+        previous = grads.get(tensor._id)
+        grads[tensor._id] = grad if previous is None else elementwise.add(previous, grad)
+
+    for target, grad in zip(targets, target_grads):
+        if target._id in reached:
+            accumulate(target, grad if grad is not None else creation.ones_like(target))
+
+    for record in reversed(keep):
+        # A source's gradient is kept to the end; any other tensor's is used once and dropped.
+        dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in record.outputs]
+        if all(dy is None for dy in dys):
+            continue
+        _check_versions(record)
+        sent = record.apply_vjp(dys)
+        unbroadcast_sent = []
+        for tensor, grad in zip(record.inputs, sent):
+            if grad is None or tensor._id not in reached or not tensor.dtype.is_floating:
+                unbroadcast_sent.append(None)
+                continue
+            grad = unbroadcast(grad, tensor.shape)
+            accumulate(tensor, grad)
+            unbroadcast_sent.append(grad)
+        if on_step is not None:
+            on_step(record, dys, unbroadcast_sent)
+    return {i: g for i, g in grads.items() if i in source_ids}

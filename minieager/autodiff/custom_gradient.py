@@ -1,0 +1,116 @@
+"""``@me.custom_gradient``: a function whose gradient you write yourself.
+
+    @me.custom_gradient
+    def log1pexp(x):
+        e = me.exp(x)
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+        return me.log(1 + e), grad
+
+The whole function becomes one node on the tape (named after it); when the tape plays it
+backwards it calls ``grad`` instead of differentiating the ops inside.
+"""
+import functools
+import inspect
+
+from .. import nest
+from ..engine import recording
+from ..engine.errors import InvalidArgumentError
+from ..engine.op import Op
+from ..engine.tensor import Tensor
+from ..ops.creation import convert_to_tensor
+from .variable import Variable
+
+
+class CustomGradientOp(Op):
+    """The tape node of one call of a ``@custom_gradient`` function."""
+    __slots__ = ()
+    is_custom = True
+
+
+class VariableWatcher:
+    """Collects the trainable variables that ops read while it is open."""
+
+    def __init__(self):
+        self.variables = []
+
+    def __enter__(self):
+        recording.observers.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        recording.observers.remove(self)
+
+    def _observe(self, op, inputs, outputs, attrs):
+        for t in inputs:
+            if isinstance(t, Variable) and t.trainable and all(t is not v for v in self.variables):
+                self.variables.append(t)
+
+
+def _check_grads(fn_name, what, grads, tensors):
+    grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+    if len(grads) != len(tensors):
+        raise InvalidArgumentError(
+            f"custom_gradient '{fn_name}': grad_fn returned {len(grads)} {what} gradient(s) but the function "
+            f"has {len(tensors)} {what}(s). Return one gradient per {what} (None for no gradient).")
+    checked = []
+    for i, (g, t) in enumerate(zip(grads, tensors)):
+        if g is not None:
+            g = convert_to_tensor(g, dtype=t.dtype) if not isinstance(g, Tensor) else g
+            try:
+                broadcast_ok = len(g.shape) >= len(t.shape) and all(
+                    a == b or a == 1 for a, b in zip(reversed(t.shape), reversed(g.shape)))
+            except TypeError:
+                broadcast_ok = False
+            if not broadcast_ok:
+                raise InvalidArgumentError(
+                    f"custom_gradient '{fn_name}': the gradient for {what} {i} has shape {tuple(g.shape)} but "
+                    f"that {what} has shape {tuple(t.shape)}.")
+        checked.append(g)
+    return checked
+
+
+def custom_gradient(f):
+    """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(dy)`` returns the gradient for each x.
+
+    If ``f`` reads trainable variables, ``grad_fn(dy, variables=None)`` must return
+    ``(input_grads, variable_grads)``, as in TensorFlow.
+    """
+    try:
+        names = tuple(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        names = ()
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
+        with VariableWatcher() as watcher:
+            result, grad_fn = f(*inputs, **kwargs)
+        variables = watcher.variables
+        flat = [convert_to_tensor(r) for r in nest.flatten(result)]
+        # Fresh tensors for the outputs: the tape links them to the inputs through grad_fn alone.
+        outputs = tuple(Tensor._from_array(r._value, r.device) for r in flat)
+
+        def vjp(dy, *tensors, out):
+            dys = dy if len(outputs) > 1 else [dy]
+            if variables:
+                returned = grad_fn(*dys, variables=variables)
+                if not (isinstance(returned, (list, tuple)) and len(returned) == 2):
+                    raise InvalidArgumentError(
+                        f"custom_gradient '{f.__name__}': it reads variables, so grad_fn(dy, variables=...) must "
+                        f"return (input_gradients, variable_gradients).")
+                input_grads, var_grads = returned
+                return (_check_grads(f.__name__, "input", input_grads, inputs)
+                        + _check_grads(f.__name__, "variable", var_grads, variables))
+            return _check_grads(f.__name__, "input", grad_fn(*dys), inputs)
+
+        input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
+        input_names += [v.name for v in variables]
+        op = CustomGradientOp(f.__name__, input_names, f"{f.__name__}({', '.join(input_names)})",
+                              [f"{f.__name__}'s grad_fn(dy) (custom gradient)"] * len(input_names),
+                              vjp=vjp, num_outputs=len(outputs))
+        if recording.observers:
+            recording.record(op, tuple(inputs) + tuple(variables), outputs, {})
+        return nest.pack_sequence_as(result, list(outputs))
+
+    return decorated

@@ -1,0 +1,252 @@
+"""``me.GradientTape``: records the ops run on watched tensors, then plays them backwards.
+
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)        # 2x
+
+While a tape is open it sits in ``engine.recording.observers``; every op offers itself to
+``_observe``, and the tape keeps a ``TapeRecord`` when one of the op's inputs is watched.
+``tape.records`` is the tape's introspection API (see docs/architecture.md).
+"""
+import contextlib
+import enum
+import warnings
+
+from .. import nest
+from ..engine import recording
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor
+from .backprop import backward
+from .variable import Variable
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``tape.gradient`` returns for a source the target does not depend on."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+class TapeRecord:
+    """One recorded op call: what ran, on which tensors, and the rule that differentiates it."""
+
+    __slots__ = ("index", "op", "inputs", "outputs", "attrs", "variable_versions")
+
+    def __init__(self, index, op, inputs, outputs, attrs):
+        self.index = index
+        self.op = op
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+        self.variable_versions = tuple((t, t._version) for t in inputs if isinstance(t, Variable))
+
+    op_name = property(lambda self: self.op.name, doc="The primitive's name, e.g. 'multiply'.")
+    rule = property(lambda self: self.op.rule, doc="The gradient rule in words, one line per input.")
+    input_ids = property(lambda self: tuple(t._id for t in self.inputs))
+    output_ids = property(lambda self: tuple(t._id for t in self.outputs))
+    is_custom = property(lambda self: getattr(self.op, "is_custom", False))
+
+    def apply_vjp(self, dys):
+        """Run the op's VJP on the output gradients ``dys``; one gradient (or None) per input."""
+        if self.op.num_outputs == 1:
+            return self.op.vjp(dys[0], *self.inputs, out=self.outputs[0], **self.attrs)
+        return self.op.vjp(dys, *self.inputs, out=self.outputs, **self.attrs)
+
+    def __repr__(self):
+        ins = ", ".join(f"t{i}" for i in self.input_ids)
+        outs = ", ".join(f"t{i}" for i in self.output_ids)
+        return f"<TapeRecord #{self.index} {self.op_name}({ins}) -> {outs}>"
+
+
+class GradientTape:
+    """Record operations for automatic differentiation.
+
+    persistent                 allow several ``gradient`` calls (the records are kept)
+    watch_accessed_variables   watch every trainable Variable an op reads inside the block
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._records = []
+        self._watched_ids = set()
+        self._watched = []           # watched tensors and variables, in the order they were watched
+        self._recording = False
+        self._used = False
+        self._debuggers = []         # tape debuggers following this tape live (see minieager.debugger)
+
+    # ---- the context ------------------------------------------------------------------
+    def __enter__(self):
+        recording.observers.append(self)
+        self._recording = True
+        return self
+
+    def __exit__(self, *exc):
+        self._recording = False
+        if self in recording.observers:
+            recording.observers.remove(self)
+        return False
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Ops run inside this block are not recorded on this tape."""
+        was, self._recording = self._recording, False
+        try:
+            yield
+        finally:
+            self._recording = was
+
+    def reset(self):
+        """Forget every record and watched tensor, as if the tape had just been opened."""
+        self._records, self._watched_ids, self._watched, self._used = [], set(), [], False
+
+    # ---- what is watched --------------------------------------------------------------
+    def watch(self, tensor):
+        """Watch a tensor (or a nested list/tuple/dict of them) so ops on it are recorded."""
+        for t in nest.flatten(tensor):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"tape.watch() takes tensors or variables, not {type(t).__name__}. "
+                                f"Convert it first with me.constant(...).")
+            if not t.dtype.is_floating:
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. me.float32), got "
+                              f"{t.dtype.name}: its gradient will be None.", stacklevel=2)
+                continue
+            self._watch_one(t)
+
+    def _watch_one(self, t):
+        if t._id not in self._watched_ids:
+            self._watched_ids.add(t._id)
+            self._watched.append(t)
+
+    def watched_variables(self):
+        """The variables this tape watches, in the order it started watching them."""
+        return tuple(t for t in self._watched if isinstance(t, Variable))
+
+    @property
+    def records(self):
+        """The recorded ops, oldest first (a list of TapeRecord): the tape's introspection API."""
+        return list(self._records)
+
+    def debugger(self, **options):
+        """A TapeDebugger widget that draws this tape live (needs Jupyter)."""
+        from ..widgets import TapeDebugger
+        return TapeDebugger(self, **options)
+
+    # ---- recording (called by every op while the tape is open) ------------------------------
+    def _observe(self, op, inputs, outputs, attrs):
+        if not self._recording or op.vjp is None:
+            return
+        watched, hit = self._watched_ids, False
+        for t in inputs:
+            if t._id in watched:
+                hit = True
+            elif self._watch_accessed and isinstance(t, Variable) and t._trainable and t.dtype.is_floating:
+                self._watch_one(t)
+                hit = True
+        if not hit:
+            return
+        self._records.append(TapeRecord(len(self._records), op, inputs, outputs, attrs))
+        for out in outputs:
+            if out._dtype.is_floating:
+                watched.add(out._id)
+        for debugger in self._debuggers:
+            debugger._on_record(self._records[-1])
+
+    # ---- playing it backwards ---------------------------------------------------------
+    def _flat_sources(self, sources):
+        flat = nest.flatten(sources)
+        for s in flat:
+            if not isinstance(s, Tensor):
+                raise TypeError(
+                    f"tape.gradient: every source must be a Tensor or Variable, got {type(s).__name__} "
+                    f"({s!r}). Watch a tensor with tape.watch(x) and pass that tensor.")
+        return flat
+
+    def _check_usable(self):
+        if self._used:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of gradients, and this "
+                "one already has. Use me.GradientTape(persistent=True) to call gradient() several times.")
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+        """d(sum of target)/d(source) for each source, in the same structure as ``sources``."""
+        self._check_usable()
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        flat_sources = self._flat_sources(sources)
+        targets = [t for t in nest.flatten(target)]
+        for t in targets:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"tape.gradient: the target must be a Tensor, got {type(t).__name__}.")
+        target_grads = self._output_gradients(targets, output_gradients)
+        with self.stop_recording():
+            grads = backward(self._records, targets, target_grads, flat_sources)
+        if not self._persistent:
+            self._used = True
+            self._records = []      # frees every intermediate nothing else holds
+        from ..ops.creation import zeros_like
+        results = []
+        for s in flat_sources:
+            g = grads.get(s._id) if s.dtype.is_floating else None
+            if g is None and unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating:
+                g = zeros_like(s)
+            results.append(g)
+        return nest.pack_sequence_as(sources, results)
+
+    @staticmethod
+    def _output_gradients(targets, output_gradients):
+        if output_gradients is None:
+            return [None] * len(targets)
+        from ..ops.creation import convert_to_tensor
+        given = nest.flatten(output_gradients)
+        if len(given) != len(targets):
+            raise InvalidArgumentError(
+                f"tape.gradient: got {len(given)} output_gradients for {len(targets)} targets.")
+        out = []
+        for t, g in zip(targets, given):
+            if g is None:
+                out.append(None)
+                continue
+            g = convert_to_tensor(g, dtype=t.dtype)
+            if g.shape != t.shape:
+                raise InvalidArgumentError(
+                    f"tape.gradient: output_gradients must have the target's shape {tuple(t.shape)}, "
+                    f"got {tuple(g.shape)}.")
+            out.append(g)
+        return out
+
+    def jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
+        """The full Jacobian: shape ``target.shape + source.shape``."""
+        from ..ops import creation, shape as shape_ops
+        self._check_usable()
+        rows = []
+        n = target.shape.num_elements()
+        for i in range(n):
+            onehot = creation.one_hot_flat(i, n, target.shape, target.dtype)
+            with self.stop_recording():
+                grads = backward(self._records, [target], [onehot], [source])
+            g = grads.get(source._id)
+            if g is None:
+                if UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.NONE:
+                    rows = None
+                    break
+                g = creation.zeros_like(source)
+            rows.append(g)
+        if not self._persistent:
+            self._used, self._records = True, []
+        if rows is None:
+            return None
+        return shape_ops.reshape(shape_ops.stack(rows), tuple(target.shape) + tuple(source.shape))
+
+    def batch_jacobian(self, target, source):
+        """Per-example Jacobians: target (B, ...) and source (B, ...) -> (B, target..., source...)."""
+        from ..ops import indexing, shape as shape_ops
+        if target.shape[0] != source.shape[0]:
+            raise InvalidArgumentError(
+                f"batch_jacobian: target and source must share their first (batch) dimension, "
+                f"got {tuple(target.shape)} and {tuple(source.shape)}.")
+        full = self.jacobian(target, source)      # (B, t..., B, s...)
+        if full is None:
+            return None
+        b, t_rank = target.shape[0], target.ndim
+        return shape_ops.stack([indexing.getitem(full, (i,) + (slice(None),) * (t_rank - 1) + (i,))
+                                for i in range(b)])

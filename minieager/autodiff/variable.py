@@ -1,0 +1,111 @@
+"""``me.Variable``: the one mutable kind of tensor.
+
+A Variable holds a value that ``assign``, ``assign_add`` and ``assign_sub`` replace. It is a
+Tensor, so every op and operator accepts it. It lives as long as its Python object: there is
+no global collection of variables.
+
+Each assignment bumps a version number. A tape remembers the version of every variable an
+op read; if the variable changes before ``tape.gradient`` plays that op backwards, the
+gradient would silently use the new value, so the tape raises instead.
+"""
+import collections
+import itertools
+
+import numpy as np
+
+from ..engine import dtypes
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor, _next_id
+
+_name_counts = collections.defaultdict(itertools.count)
+
+
+def _unique_name(base):
+    """"Variable:0", then "Variable_1:0", "Variable_2:0"... as TensorFlow names them."""
+    n = next(_name_counts[base])
+    return f"{base}:0" if n == 0 else f"{base}_{n}:0"
+
+
+class Variable(Tensor):
+    """A mutable tensor: ``v = me.Variable(1.0); v.assign_add(2.0)``."""
+
+    __slots__ = ("_name", "_trainable", "_version")
+
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None):
+        from ..ops.creation import convert_to_tensor
+        if callable(initial_value):          # Keras initializers pass a thunk
+            initial_value = initial_value()
+        value = convert_to_tensor(initial_value)
+        if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
+            from ..ops.elementwise import cast
+            value = cast(value, dtype)
+        self._value = np.array(value._value, copy=True)
+        self._dtype = value._dtype
+        self._device = value._device
+        self._id = _next_id()
+        self._name = _unique_name(name or "Variable")
+        self._trainable = bool(trainable)
+        self._version = 0
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    def read_value(self):
+        """The current value as a new, immutable Tensor (read on the tape like any op)."""
+        from ..ops.shape import identity
+        return identity(self)
+
+    value = read_value
+
+    # ---- changing the value -------------------------------------------------------------
+    def assign(self, value, read_value=True):
+        """Replace the value (same shape and dtype). Returns the variable."""
+        from ..ops.creation import convert_to_tensor
+        new = convert_to_tensor(value, dtype=self._dtype if not isinstance(value, Tensor) else None)
+        if new.dtype != self._dtype:
+            raise InvalidArgumentError(
+                f"assign to Variable '{self._name}': the value has dtype {new.dtype.name} but the variable "
+                f"is {self._dtype.name}. Cast it first: me.cast(value, me.{self._dtype.name}).")
+        if new.shape != self.shape:
+            raise InvalidArgumentError(
+                f"assign to Variable '{self._name}': the value has shape {tuple(new.shape)} but the variable "
+                f"has shape {tuple(self.shape)}. A variable's shape never changes.")
+        # A new array, not an in-place write: tensors read from the old value stay unchanged.
+        self._value = np.array(new._value, copy=True)
+        self._version += 1
+        return self
+
+    def assign_add(self, delta, read_value=True):
+        return self.assign(self + delta)
+
+    def assign_sub(self, delta, read_value=True):
+        return self.assign(self - delta)
+
+    def _no_inplace(self, op, method):
+        raise TypeError(
+            f"'v {op}= x' would make v a new Tensor and leave the Variable unchanged (a classic bug). "
+            f"Use v.{method}(x) to update the variable in place.")
+
+    def __iadd__(self, other):
+        self._no_inplace("+", "assign_add")
+
+    def __isub__(self, other):
+        self._no_inplace("-", "assign_sub")
+
+    def __imul__(self, other):
+        self._no_inplace("*", "assign(v * x)")
+
+    def __itruediv__(self, other):
+        self._no_inplace("/", "assign(v / x)")
+
+    def __repr__(self):
+        return (f"<me.Variable '{self._name}' shape={tuple(self.shape)} dtype={self._dtype.name}, "
+                f"numpy={self._numpy_text(True)}>")
+
+    __str__ = __repr__
+    __hash__ = Tensor.__hash__

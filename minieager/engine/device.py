@@ -1,0 +1,63 @@
+"""Device names and the ``with me.device(...)`` context.
+
+Every tensor lives on one device, named like TensorFlow's short names: ``"/cpu:0"``,
+``"/gpu:0"``. Until the CUDA backend lands there is no GPU to place a tensor on, and
+asking for one says so.
+"""
+import contextlib
+import re
+
+from .errors import InvalidArgumentError, NotFoundError
+
+CPU = "/cpu:0"
+_DEVICE_RE = re.compile(r"^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?(cpu|gpu)(?::(\d+))?$",
+                        re.IGNORECASE)
+
+# The device new tensors are placed on; `with me.device(...)` pushes onto this stack.
+_device_stack = [CPU]
+
+
+def canonical_device(name):
+    """``"GPU"``, ``"gpu:0"``, ``"/device:GPU:0"`` -> ``"/gpu:0"``; raises on anything else."""
+    match = _DEVICE_RE.match(str(name).strip())
+    if not match:
+        raise InvalidArgumentError(
+            f"Unknown device {name!r}. Use '/cpu:0' or '/gpu:0' (also 'cpu:0', 'GPU', '/device:GPU:0').")
+    kind, index = match.group(1).lower(), int(match.group(2) or 0)
+    return f"/{kind}:{index}"
+
+
+def device_type(name):
+    """``"/gpu:1"`` -> ``"gpu"``: the key kernels are registered under."""
+    return name[1:4]
+
+
+def check_available(name):
+    """Raise a clear error if the canonical device ``name`` does not exist on this machine."""
+    if name.startswith("/cpu"):
+        if name != CPU:
+            raise NotFoundError(f"Device {name} does not exist: minieager has one CPU device, '/cpu:0'.")
+        return
+    from ..config import num_gpus   # config probes numba.cuda lazily
+    index, count = int(name.split(":")[1]), num_gpus()
+    if index >= count:
+        found = "no GPU was found" if count == 0 else f"only {count} GPU(s) were found"
+        raise NotFoundError(
+            f"Cannot use device {name}: {found}. Check with me.num_gpus() or "
+            f"me.config.list_physical_devices('GPU'); without a GPU, run on '/cpu:0'.")
+
+
+def current_device():
+    return _device_stack[-1]
+
+
+@contextlib.contextmanager
+def device(name):
+    """Place the tensors created inside this block on ``name`` (``"/cpu:0"``, ``"/gpu:0"``)."""
+    name = canonical_device(name)
+    check_available(name)
+    _device_stack.append(name)
+    try:
+        yield name
+    finally:
+        _device_stack.pop()

@@ -1,0 +1,129 @@
+"""dtypes: the element types a Tensor can hold, and how they mix.
+
+A ``DType`` wraps a NumPy dtype and prints like TensorFlow's (``float32``).
+
+Promotion table (used when two *tensors* of different dtypes meet in an op)::
+
+    bool < uint8 < int32 < int64 < float16 < float32 < float64
+
+The result is the later of the two in this list, with one exception: int64 with
+float16 gives float32 (float16 cannot hold int64's range well enough to be a
+sensible default). A Python scalar next to a tensor is "weak": it takes the
+tensor's dtype, unless it is a float next to an integer or bool tensor, where
+the result is float32 (so ``me.constant([1, 2]) * 2.5`` never truncates).
+"""
+import numpy as np
+
+from .errors import InvalidArgumentError
+
+
+class DType:
+    """An element type. Compare with ``==`` to a DType, a NumPy dtype or a name."""
+
+    __slots__ = ("name", "np_dtype")
+
+    def __init__(self, name, np_dtype):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+
+    @property
+    def is_floating(self):
+        return self.np_dtype.kind == "f"
+
+    @property
+    def is_integer(self):
+        return self.np_dtype.kind in "iu"
+
+    @property
+    def is_bool(self):
+        return self.np_dtype.kind == "b"
+
+    @property
+    def as_numpy_dtype(self):
+        return self.np_dtype.type
+
+    @property
+    def min(self):
+        return np.finfo(self.np_dtype).min if self.is_floating else np.iinfo(self.np_dtype).min
+
+    @property
+    def max(self):
+        return np.finfo(self.np_dtype).max if self.is_floating else np.iinfo(self.np_dtype).max
+
+    def __eq__(self, other):
+        try:
+            return self is as_dtype(other)
+        except (TypeError, InvalidArgumentError):
+            return NotImplemented
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"me.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+bool_ = DType("bool", np.bool_)
+
+ALL = (bool_, uint8, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NUMPY = {d.np_dtype: d for d in ALL}
+_RANK = {d: i for i, d in enumerate(ALL)}
+
+# NumPy dtypes we accept by converting to the nearest supported one.
+_NUMPY_FALLBACK = {
+    np.dtype(np.int8): int32, np.dtype(np.int16): int32, np.dtype(np.uint16): int32,
+    np.dtype(np.uint32): int64, np.dtype(np.uint64): int64,
+}
+
+
+def as_dtype(value):
+    """Turn a DType, NumPy dtype, Python type or name (``"float32"``) into a DType."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        try:
+            return _BY_NAME[value]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"Unknown dtype name {value!r}. Known dtypes: {', '.join(_BY_NAME)}.") from None
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    if value is bool:
+        return bool_
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"Cannot interpret {value!r} as a dtype. Use me.float32, me.int32, ... "
+            f"or one of the names {', '.join(_BY_NAME)}.") from None
+    if np_dtype in _BY_NUMPY:
+        return _BY_NUMPY[np_dtype]
+    if np_dtype in _NUMPY_FALLBACK:
+        return _NUMPY_FALLBACK[np_dtype]
+    raise InvalidArgumentError(
+        f"dtype {np_dtype} is not supported by minieager. Supported: {', '.join(_BY_NAME)}.")
+
+
+def promote(a, b, op_name="op"):
+    """The dtype two tensors of dtypes ``a`` and ``b`` are computed in (see the table above)."""
+    if a is b:
+        return a
+    lo, hi = sorted((a, b), key=_RANK.__getitem__)
+    if lo is int64 and hi is float16:
+        return float32
+    return hi

@@ -1,0 +1,29 @@
+"""The exception hierarchy, modelled on TensorFlow's ``tf.errors``.
+
+Each error subclasses the Python built-in a learner would expect, so
+``except ValueError`` still catches a bad shape.
+"""
+
+
+class MinieagerError(Exception):
+    """Base class of every error minieager raises on purpose."""
+
+
+class InvalidArgumentError(MinieagerError, ValueError):
+    """An op got an argument it cannot work with (bad shape, axis, value)."""
+
+
+class NotFoundError(MinieagerError, LookupError):
+    """Something that was asked for does not exist (a file, a device, a checkpoint)."""
+
+
+class UnimplementedError(MinieagerError, NotImplementedError):
+    """The op exists but not for this device or dtype."""
+
+
+class FailedPreconditionError(MinieagerError, RuntimeError):
+    """The call is valid, but not in the current state (e.g. a used non-persistent tape)."""
+
+
+class InternalError(MinieagerError, RuntimeError):
+    """A bug in minieager itself. Please report it."""

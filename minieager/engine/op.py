@@ -1,0 +1,85 @@
+"""``Op``: one primitive operation, with its forward kernel and its gradient rule side by side.
+
+Calling an Op runs the kernel registered for ``(op.name, device)`` on the inputs' arrays,
+wraps the result in a new Tensor, and, only when a GradientTape is open, hands the call to
+the tape so that it can be played backwards later. Everything the public op set offers
+(``me.add``, ``me.reduce_mean``, ``me.conv2d`` ...) is either an Op or a composition of Ops.
+"""
+import numpy as np
+
+from ..kernels.registry import get_kernel
+from . import recording
+from .device import device_type
+from .errors import InvalidArgumentError
+from .tensor import Tensor
+
+
+class Op:
+    """A primitive op.
+
+    name      the kernel key and the name the tape records ("multiply")
+    inputs    the names of the tensor inputs, used in rule text ("a", "b")
+    formula   the forward in math, e.g. "a * b"
+    grads     the gradient sent to each input, in math, e.g. ("dy * b", "dy * a");
+              None where an input gets no gradient
+    vjp       ``vjp(dy, *inputs, out=..., **attrs)`` -> one gradient (Tensor or None) per input,
+              written with minieager ops so that an outer tape can differentiate it again;
+              None for ops that are not differentiable (comparisons, argmax, ...)
+    num_outputs  ops such as ``split`` return several tensors; their vjp receives a list of dys
+    """
+
+    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "_kernels")
+
+    def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1):
+        self.name = name
+        self.inputs = tuple(inputs)
+        self.formula = formula or f"{name}({', '.join(self.inputs)})"
+        self.grads = tuple(grads) if grads else (None,) * len(self.inputs)
+        self.vjp = vjp
+        self.num_outputs = num_outputs
+        self._kernels = {}   # device type -> kernel, so a call does one dict lookup
+
+    @property
+    def differentiable(self):
+        return self.vjp is not None
+
+    @property
+    def rule(self):
+        """The gradient rule in words, one line per input: ``d(a * b)/da = dy * b``."""
+        return [f"d({self.formula})/d{name} = {grad}" if grad else f"d({self.formula})/d{name}: no gradient"
+                for name, grad in zip(self.inputs, self.grads)]
+
+    def __call__(self, *inputs, **attrs):
+        device = inputs[0]._device
+        for t in inputs:
+            if t._device != device:
+                raise InvalidArgumentError(
+                    f"{self.name}: inputs live on different devices ({device} and {t._device}); "
+                    f"move them with .cpu() or .gpu() first.")
+        kind = device_type(device)
+        kernel = self._kernels.get(kind)
+        if kernel is None:
+            kernel = self._kernels[kind] = get_kernel(self.name, kind)
+        result = kernel(*[t._value for t in inputs], **attrs)
+        if self.num_outputs == 1:
+            outputs = (Tensor._from_array(result, device),)
+        else:
+            outputs = tuple(Tensor._from_array(r, device) for r in result)
+        if recording.observers:          # a GradientTape (or a variable watcher) is open
+            recording.record(self, inputs, outputs, attrs)
+        if recording.check_numerics:
+            _check_numerics(self.name, outputs)
+        return outputs[0] if self.num_outputs == 1 else outputs
+
+    def __repr__(self):
+        return f"<Op {self.name}: {self.formula}>"
+
+
+def _check_numerics(name, outputs):
+    for out in outputs:
+        value = out._value
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            bad = "NaN" if np.isnan(value).any() else "Inf"
+            raise InvalidArgumentError(
+                f"check_numerics: op '{name}' produced {bad} in an output of shape {tuple(out.shape)}. "
+                f"(Turn this check off with me.debugging.disable_check_numerics().)")

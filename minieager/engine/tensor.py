@@ -1,0 +1,252 @@
+"""The Tensor: an immutable n-dimensional array that has already been computed.
+
+In eager execution an op runs as soon as it is called and returns a Tensor holding the
+result. A Tensor is a thin wrapper: a NumPy array (``_value``), the device it lives on,
+and a stable id (a counter, so the tape debugger can name tensors the same way on every
+run). All arithmetic goes through the ops in ``minieager/ops``, which is where gradients
+are recorded; the operators below (``+``, ``@``, ``[]`` ...) only forward to them.
+"""
+import itertools
+
+import numpy as np
+
+from . import dtypes
+from .device import CPU
+from .errors import InvalidArgumentError
+
+_next_id = itertools.count().__next__
+
+
+class TensorShape(tuple):
+    """A tensor's shape: a tuple of ints (``t.shape == (2, 3)``) with TF's helper methods."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self):
+        return len(self)
+
+    def as_list(self):
+        return list(self)
+
+    def num_elements(self):
+        return int(np.prod(self, dtype=np.int64))
+
+
+class Tensor:
+    """An immutable, already-computed array. Create one with ``me.constant`` or any op."""
+
+    __slots__ = ("_value", "_dtype", "_device", "_id", "__weakref__")
+    # NumPy should call our reflected operators (``np_array * tensor`` -> Tensor)
+    # instead of treating the tensor as an array of objects.
+    __array_priority__ = 100
+
+    def __init__(self, value, dtype=None):
+        from ..ops.creation import constant   # the public way in: validates and converts
+        t = constant(value, dtype=dtype)
+        self._value, self._dtype, self._device, self._id = t._value, t._dtype, t._device, _next_id()
+
+    @classmethod
+    def _from_array(cls, array, device=CPU):
+        """Wrap a freshly computed array (no copy, no checks): the fast path every op uses."""
+        t = object.__new__(cls)
+        t._value = array
+        t._dtype = dtypes.as_dtype(array.dtype)
+        t._device = device
+        t._id = _next_id()
+        return t
+
+    # ---- what a tensor is -------------------------------------------------------------
+    @property
+    def shape(self):
+        return TensorShape(self._value.shape)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def id(self):
+        """A stable sequential id (used by the tape and the debugger; never Python's ``id()``)."""
+        return self._id
+
+    def numpy(self):
+        """The value as a new NumPy array; changing it never changes the tensor."""
+        return np.array(self._value, copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        view = self._value.view()
+        view.flags.writeable = False   # np.asarray(t)[0] = 1 must not change an immutable tensor
+        return view if dtype is None else view.astype(dtype)
+
+    def cpu(self):
+        return self
+
+    def gpu(self, index=0):
+        from .device import check_available
+        check_available(f"/gpu:{index}")
+        raise InvalidArgumentError("GPU tensors need the CUDA backend, which is not part of minieager yet.")
+
+    # ---- printing ---------------------------------------------------------------------
+    def _numpy_text(self, is_repr):
+        text = str(self._value) if (not is_repr or self._value.ndim == 0) else repr(self._value)
+        return "\n" + text if "\n" in text else text
+
+    def __str__(self):
+        return f"me.Tensor({self._numpy_text(False)}, shape={tuple(self.shape)}, dtype={self._dtype.name})"
+
+    def __repr__(self):
+        return f"<me.Tensor: shape={tuple(self.shape)}, dtype={self._dtype.name}, numpy={self._numpy_text(True)}>"
+
+    def __format__(self, spec):
+        if not spec:
+            return str(self._value)   # "hello, {}".format(m) -> "hello, [[4.]]", as in TF
+        return format(self._scalar("format"), spec)
+
+    # ---- one-element tensors as Python numbers ------------------------------------------
+    def _scalar(self, what):
+        if self._value.size != 1:
+            raise InvalidArgumentError(
+                f"{what}() needs a tensor with exactly one element, but this one has shape "
+                f"{tuple(self.shape)}. Reduce it first (me.reduce_any, me.reduce_sum, t[0], ...).")
+        return self._value.reshape(()).item()
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __index__(self):
+        if not self._dtype.is_integer:
+            raise TypeError(f"Only integer tensors can be used as an index; this one is {self._dtype.name}.")
+        return int(self._scalar("__index__"))
+
+    # ---- a sequence along the first axis ------------------------------------------------
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar tensor (shape ()) is not defined.")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("Cannot iterate over a scalar tensor (shape ()).")
+        for i in range(self._value.shape[0]):
+            yield self[i]
+
+    __hash__ = object.__hash__   # hashable by identity, even though == is elementwise
+
+    # ---- operators: each one is an op (see minieager/ops) ---------------------------------
+    def __getitem__(self, index):
+        return _indexing.getitem(self, index)
+
+    def __add__(self, other):
+        return _ew.add(self, other)
+
+    def __radd__(self, other):
+        return _ew.add(other, self)
+
+    def __sub__(self, other):
+        return _ew.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _ew.subtract(other, self)
+
+    def __mul__(self, other):
+        return _ew.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _ew.multiply(other, self)
+
+    def __truediv__(self, other):
+        return _ew.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _ew.divide(other, self)
+
+    def __floordiv__(self, other):
+        return _ew.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ew.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _ew.mod(self, other)
+
+    def __rmod__(self, other):
+        return _ew.mod(other, self)
+
+    def __pow__(self, other):
+        return _ew.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ew.pow(other, self)
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
+
+    def __neg__(self):
+        return _ew.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ew.abs(self)
+
+    def __invert__(self):
+        return _ew.logical_not(self)
+
+    def __and__(self, other):
+        return _ew.logical_and(self, other)
+
+    def __rand__(self, other):
+        return _ew.logical_and(other, self)
+
+    def __or__(self, other):
+        return _ew.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _ew.logical_or(other, self)
+
+    def __xor__(self, other):
+        return _ew.logical_xor(self, other)
+
+    def __rxor__(self, other):
+        return _ew.logical_xor(other, self)
+
+    def __eq__(self, other):
+        return _ew.equal(self, other)
+
+    def __ne__(self, other):
+        return _ew.not_equal(self, other)
+
+    def __lt__(self, other):
+        return _ew.less(self, other)
+
+    def __le__(self, other):
+        return _ew.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _ew.greater(self, other)
+
+    def __ge__(self, other):
+        return _ew.greater_equal(self, other)
+
+
+# The ops need the Tensor class, so they are imported after it is defined.
+from ..ops import elementwise as _ew, indexing as _indexing, linalg as _linalg  # noqa: E402

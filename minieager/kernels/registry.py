@@ -1,0 +1,31 @@
+"""The kernel registry: one table from (op name, device type) to the function that computes it.
+
+Op definitions (``minieager/ops``) never import a kernel directly; they ask this table.
+A new backend (``kernels/cuda``) adds rows here without touching any op.
+"""
+from ..engine.errors import UnimplementedError
+
+_KERNELS = {}
+
+
+def register_kernel(op_name, device_type="cpu"):
+    """Decorator: register ``fn`` as the kernel of ``op_name`` on ``device_type`` ("cpu" or "gpu")."""
+    def decorator(fn):
+        _KERNELS[(op_name, device_type)] = fn
+        return fn
+    return decorator
+
+
+def get_kernel(op_name, device_type):
+    try:
+        return _KERNELS[(op_name, device_type)]
+    except KeyError:
+        have = sorted(d for (name, d) in _KERNELS if name == op_name)
+        raise UnimplementedError(
+            f"No {device_type} kernel is registered for op '{op_name}'"
+            + (f" (it has kernels for: {', '.join(have)})." if have else ".")) from None
+
+
+def registered_ops(device_type="cpu"):
+    """Names of the ops that have a kernel on ``device_type`` (for tests and docs)."""
+    return sorted(name for (name, d) in _KERNELS if d == device_type)

@@ -1,0 +1,4 @@
+"""``me.linalg``: linear algebra under TensorFlow's ``tf.linalg`` names."""
+from .ops.linalg import matmul, norm, tensordot  # noqa: F401
+from .ops.creation import eye  # noqa: F401
+from .ops.shape import transpose as matrix_transpose  # noqa: F401

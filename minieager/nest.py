@@ -1,0 +1,31 @@
+"""Flatten and rebuild nested structures (lists, tuples, dicts) of tensors.
+
+``tape.gradient(loss, {"w": w, "b": [b1, b2]})`` returns gradients in the same structure
+as its sources; these two helpers do the bookkeeping. Dicts are walked in sorted key order.
+"""
+
+
+def flatten(structure):
+    """All the leaves of ``structure``, depth first: ``[a, (b, {"k": c})]`` -> ``[a, b, c]``."""
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    return [structure]
+
+
+def pack_sequence_as(structure, flat):
+    """Put the leaves ``flat`` back into the shape of ``structure``."""
+    leaves = iter(flat)
+
+    def rebuild(node):
+        if isinstance(node, dict):
+            return {key: rebuild(node[key]) for key in sorted(node)}
+        if isinstance(node, (list, tuple)):
+            items = [rebuild(item) for item in node]
+            if isinstance(node, tuple) and hasattr(node, "_fields"):   # namedtuple
+                return type(node)(*items)
+            return type(node)(items)
+        return next(leaves)
+
+    return rebuild(structure)

@@ -1,0 +1,253 @@
+"""Elementwise ops: each output element depends on the matching input elements only.
+
+Each primitive is an ``Op`` carrying its forward formula and its gradient (VJP) next to each
+other. VJPs are written with minieager ops, so a second tape can differentiate them again.
+Broadcasting: a VJP may return a gradient of the broadcast output shape; the tape sums it back
+to each input's shape (``autodiff/backprop.unbroadcast``).
+"""
+from ..engine import dtypes
+from ..engine.op import Op
+from ._operands import check_broadcast, check_float, check_not_bool, operands
+from .creation import convert_to_tensor, ones_like, zeros_like
+
+
+# ---- binary arithmetic ----------------------------------------------------------------
+def _binary(op, a, b, arithmetic=True):
+    a, b = operands(op.name, a, b)
+    if arithmetic:
+        check_not_bool(op.name, a)
+    if a._value.shape != b._value.shape:
+        check_broadcast(op.name, a, b)
+    return op(a, b)
+
+
+_add = Op("add", ("a", "b"), "a + b", ("dy", "dy"), vjp=lambda dy, a, b, out: (dy, dy))
+_subtract = Op("subtract", ("a", "b"), "a - b", ("dy", "-dy"), vjp=lambda dy, a, b, out: (dy, negative(dy)))
+_multiply = Op("multiply", ("a", "b"), "a * b", ("dy * b", "dy * a"),
+               vjp=lambda dy, a, b, out: (multiply(dy, b), multiply(dy, a)))
+_divide = Op("divide", ("a", "b"), "a / b", ("dy / b", "-dy * a / b^2"),
+             vjp=lambda dy, a, b, out: (divide(dy, b), negative(multiply(dy, divide(out, b)))))
+_floordiv = Op("floordiv", ("a", "b"), "a // b")
+_mod = Op("mod", ("a", "b"), "a % b", ("dy", "-dy * floor(a / b)"),
+          vjp=lambda dy, a, b, out: (dy, negative(multiply(dy, floordiv(a, b)))))
+
+
+def _pow_vjp(dy, a, b, out):
+    # d(a^b)/db = a^b * log(a), defined where a > 0 (TF uses the same convention: 0 elsewhere).
+    safe_log = log(where(greater(a, 0), a, ones_like(a)))
+    return multiply(dy, multiply(b, pow(a, subtract(b, 1)))), multiply(dy, multiply(out, safe_log))
+
+
+_pow = Op("pow", ("a", "b"), "a ^ b", ("dy * b * a^(b-1)", "dy * a^b * log(a)"), vjp=_pow_vjp)
+
+# At ties (a == b) maximum sends the whole gradient to a, as TensorFlow does.
+_maximum = Op("maximum", ("a", "b"), "max(a, b)", ("dy * (a >= b)", "dy * (a < b)"),
+              vjp=lambda dy, a, b, out: (multiply(dy, cast(greater_equal(a, b), dy.dtype)),
+                                         multiply(dy, cast(less(a, b), dy.dtype))))
+_minimum = Op("minimum", ("a", "b"), "min(a, b)", ("dy * (a <= b)", "dy * (a > b)"),
+              vjp=lambda dy, a, b, out: (multiply(dy, cast(less_equal(a, b), dy.dtype)),
+                                         multiply(dy, cast(greater(a, b), dy.dtype))))
+
+
+def add(x, y, name=None):
+    return _binary(_add, x, y)
+
+
+def subtract(x, y, name=None):
+    return _binary(_subtract, x, y)
+
+
+def multiply(x, y, name=None):
+    return _binary(_multiply, x, y)
+
+
+def divide(x, y, name=None):
+    """True division. Integer tensors are divided as floats (int32 -> float64, as in TF)."""
+    x, y = operands("divide", x, y)
+    check_not_bool("divide", x)
+    if x.dtype.is_integer:
+        wide = dtypes.float32 if x.dtype is dtypes.uint8 else dtypes.float64
+        x, y = cast(x, wide), cast(y, wide)
+    return _binary(_divide, x, y)
+
+
+truediv = divide
+
+
+def floordiv(x, y, name=None):
+    return _binary(_floordiv, x, y)
+
+
+def mod(x, y, name=None):
+    return _binary(_mod, x, y)
+
+
+floormod = mod
+
+
+def pow(x, y, name=None):  # noqa: A001 (TF's name)
+    return _binary(_pow, x, y)
+
+
+def maximum(x, y, name=None):
+    return _binary(_maximum, x, y)
+
+
+def minimum(x, y, name=None):
+    return _binary(_minimum, x, y)
+
+
+def squared_difference(x, y, name=None):
+    return square(subtract(x, y))
+
+
+# ---- comparisons and logic (no gradients) ------------------------------------------------------
+def _comparison(name):
+    op = Op(name, ("a", "b"))
+
+    def compare(x, y, name=None):
+        return _binary(op, x, y, arithmetic=False)
+    compare.__name__ = name
+    compare.__doc__ = f"Elementwise {name}, returning a bool tensor."
+    return compare
+
+
+equal = _comparison("equal")
+not_equal = _comparison("not_equal")
+less = _comparison("less")
+less_equal = _comparison("less_equal")
+greater = _comparison("greater")
+greater_equal = _comparison("greater_equal")
+
+
+def _logical(name):
+    op = Op(name, ("a", "b"))
+
+    def logic(x, y, name=None):
+        x, y = operands(name_, x, y)
+        if not x.dtype.is_bool:
+            raise TypeError(f"{name_} works on bool tensors, got {x.dtype.name}. "
+                            f"Compare first (x > 0) or cast with me.cast(x, me.bool).")
+        return _binary(op, x, y, arithmetic=False)
+    name_ = name
+    logic.__name__ = name
+    return logic
+
+
+logical_and = _logical("logical_and")
+logical_or = _logical("logical_or")
+logical_xor = _logical("logical_xor")
+_logical_not = Op("logical_not", ("x",))
+
+
+def logical_not(x, name=None):
+    x = convert_to_tensor(x)
+    if not x.dtype.is_bool:
+        raise TypeError(f"logical_not (~) works on bool tensors, got {x.dtype.name}.")
+    return _logical_not(x)
+
+
+# ---- unary math -----------------------------------------------------------------------------
+def _unary(name, formula, grad, vjp, float_only=True):
+    """Define a one-input op and its public function (``me.exp``, ``me.tanh`` ...)."""
+    op = Op(name, ("x",), formula, (grad,), vjp=vjp)
+
+    def apply(x, name=None):
+        x = convert_to_tensor(x)
+        if float_only:
+            check_float(op.name, x)
+        else:
+            check_not_bool(op.name, x)
+        return op(x)
+    apply.__name__ = name
+    apply.__doc__ = f"Elementwise {formula}."
+    apply.op = op
+    return apply
+
+
+negative = _unary("negative", "-x", "-dy", lambda dy, x, out: (negative(dy),), float_only=False)
+abs = _unary("abs", "|x|", "dy * sign(x)", lambda dy, x, out: (multiply(dy, sign(x)),), float_only=False)  # noqa: A001
+sign = _unary("sign", "sign(x)", "0", lambda dy, x, out: (zeros_like(dy),), float_only=False)
+square = _unary("square", "x^2", "dy * 2x", lambda dy, x, out: (multiply(dy, multiply(x, 2)),), float_only=False)
+sqrt = _unary("sqrt", "sqrt(x)", "dy / (2 sqrt(x))", lambda dy, x, out: (divide(dy, multiply(out, 2)),))
+rsqrt = _unary("rsqrt", "1/sqrt(x)", "-dy / (2 x^1.5)",
+               lambda dy, x, out: (multiply(dy, multiply(pow(out, 3), -0.5)),))
+reciprocal = _unary("reciprocal", "1/x", "-dy / x^2", lambda dy, x, out: (negative(multiply(dy, square(out))),))
+exp = _unary("exp", "exp(x)", "dy * exp(x)", lambda dy, x, out: (multiply(dy, out),))
+log = _unary("log", "log(x)", "dy / x", lambda dy, x, out: (divide(dy, x),))
+log1p = _unary("log1p", "log(1 + x)", "dy / (1 + x)", lambda dy, x, out: (divide(dy, add(x, 1)),))
+expm1 = _unary("expm1", "exp(x) - 1", "dy * exp(x)", lambda dy, x, out: (multiply(dy, add(out, 1)),))
+sin = _unary("sin", "sin(x)", "dy * cos(x)", lambda dy, x, out: (multiply(dy, cos(x)),))
+cos = _unary("cos", "cos(x)", "-dy * sin(x)", lambda dy, x, out: (negative(multiply(dy, sin(x))),))
+tanh = _unary("tanh", "tanh(x)", "dy * (1 - tanh(x)^2)",
+              lambda dy, x, out: (multiply(dy, subtract(1, square(out))),))
+sigmoid = _unary("sigmoid", "sigmoid(x)", "dy * s * (1 - s)",
+                 lambda dy, x, out: (multiply(dy, multiply(out, subtract(1, out))),))
+relu = _unary("relu", "relu(x)", "dy * (x > 0)", lambda dy, x, out: (multiply(dy, cast(greater(x, 0), dy.dtype)),))
+softplus = _unary("softplus", "log(1 + exp(x))", "dy * sigmoid(x)", lambda dy, x, out: (multiply(dy, sigmoid(x)),))
+
+_leaky_relu = Op("leaky_relu", ("x",), "max(x, alpha x)", ("dy * (1 if x > 0 else alpha)",),
+                 vjp=lambda dy, x, out, alpha: (where(greater(x, 0), dy, multiply(dy, alpha)),))
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    x = convert_to_tensor(features)
+    check_float("leaky_relu", x)
+    return _leaky_relu(x, alpha=float(alpha))
+
+
+_isnan, _isfinite = Op("isnan", ("x",)), Op("isfinite", ("x",))
+
+
+def is_nan(x, name=None):
+    x = convert_to_tensor(x)
+    check_float("is_nan", x)
+    return _isnan(x)
+
+
+def is_finite(x, name=None):
+    x = convert_to_tensor(x)
+    check_float("is_finite", x)
+    return _isfinite(x)
+
+
+isnan, isfinite = is_nan, is_finite
+
+
+# ---- selection and casting -------------------------------------------------------------------
+_where = Op("where", ("cond", "x", "y"), "cond ? x : y", (None, "dy where cond", "dy where not cond"),
+            vjp=lambda dy, c, x, y, out: (None, where(c, dy, zeros_like(dy)), where(c, zeros_like(dy), dy)))
+
+
+def where(condition, x=None, y=None, name=None):
+    """Pick from ``x`` where ``condition`` is True, else from ``y`` (broadcasting all three)."""
+    condition = convert_to_tensor(condition)
+    if x is None and y is None:
+        from .indexing import where_indices
+        return where_indices(condition)
+    if not condition.dtype.is_bool:
+        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype.name}.")
+    x, y = operands("where", x, y)
+    check_broadcast("where", condition, x, y)
+    return _where(condition, x, y)
+
+
+def _cast_vjp(dy, x, out, dtype):
+    return (cast(dy, x.dtype) if x.dtype.is_floating else None,)
+
+
+_cast = Op("cast", ("x",), "cast(x)", ("cast(dy) back to x's dtype",), vjp=_cast_vjp)
+
+
+def cast(x, dtype, name=None):
+    """``x`` converted to ``dtype`` (floats to ints truncate toward zero, as in NumPy and TF)."""
+    x = convert_to_tensor(x)
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype is dtype:
+        return x
+    return _cast(x, dtype=dtype)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clamp to ``[min, max]``; the gradient flows where ``min <= t <= max``."""
+    return maximum(minimum(t, clip_value_max), clip_value_min)

@@ -1,0 +1,109 @@
+"""Indexing and gathering: ``t[1:, ::2]``, ``t[mask]``, ``me.gather``, ``me.one_hot``.
+
+Reading some elements is linear, so the gradient is a "scatter": zeros of the input's shape
+with the output gradient added back at the positions that were read (added, because an
+index can appear twice).
+"""
+import numpy as np
+
+from ..engine.errors import InvalidArgumentError
+from ..engine.op import Op
+from ..engine.tensor import Tensor
+from ._axes import normalize_axis
+from .creation import convert_to_tensor
+
+newaxis = None
+
+
+def _normalize_index(index, shape):
+    """NumPy-style index -> a tuple NumPy understands, with tensors turned into arrays."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for item in index:
+        if isinstance(item, Tensor):
+            item = item._value
+            if item.ndim == 0 and item.dtype.kind in "iu":
+                item = int(item)
+        elif isinstance(item, list):
+            item = np.asarray(item)
+        if isinstance(item, np.ndarray) and item.dtype.kind not in "iub":
+            raise InvalidArgumentError(f"getitem: index arrays must be ints or bools, got {item.dtype}.")
+        out.append(item)
+    index = tuple(out)
+    try:
+        np.empty(shape, dtype=np.bool_)[index]   # validate against the shape, cheaply (no data)
+    except IndexError as err:
+        raise InvalidArgumentError(f"getitem: {err} (tensor shape {tuple(shape)}).") from None
+    return index
+
+
+def _getitem_vjp(dy, x, out, index):
+    return (_getitem_grad(dy, index=index, shape=tuple(x.shape)),)
+
+
+_getitem = Op("getitem", ("x",), "x[index]", ("dy scattered back to the indexed positions",), vjp=_getitem_vjp)
+_getitem_grad = Op("getitem_grad", ("dy",), "scatter(dy, index)", ("ddy[index]",),
+                   vjp=lambda ddy, dy, out, index, shape: (_getitem(ddy, index=index),))
+
+
+def getitem(tensor, index):
+    """``tensor[index]`` with ints, slices (steps, negatives), ``...``, ``None``, masks and int arrays."""
+    x = convert_to_tensor(tensor)
+    return _getitem(x, index=_normalize_index(index, x._value.shape))
+
+
+def boolean_mask(tensor, mask, name=None):
+    return getitem(tensor, convert_to_tensor(mask))
+
+
+def _gather_vjp(dy, params, indices, out, axis):
+    return (_gather_grad(dy, indices, axis=axis, shape=tuple(params.shape)), None)
+
+
+_gather = Op("gather", ("params", "indices"), "gather(params, indices)", ("dy added at the gathered rows", None),
+             vjp=_gather_vjp)
+_gather_grad = Op("gather_grad", ("dy", "indices"), "scatter_add(dy, indices)", ("gather(ddy, indices)", None),
+                  vjp=lambda ddy, dy, indices, out, axis, shape: (_gather(ddy, indices, axis=axis), None))
+
+
+def gather(params, indices, axis=0, name=None):
+    """Rows (or slices along ``axis``) of ``params`` picked by integer ``indices``."""
+    params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+    if not indices.dtype.is_integer:
+        raise InvalidArgumentError(f"gather: indices must be integers, got {indices.dtype.name}.")
+    axis = normalize_axis(axis, params.ndim, "gather")
+    n = params.shape[axis]
+    values = indices._value
+    if values.size and (values.min() < -n or values.max() >= n):
+        bad = values[(values < -n) | (values >= n)].flat[0]
+        raise InvalidArgumentError(
+            f"gather: index {bad} is out of range for axis {axis} of size {n} (params shape {tuple(params.shape)}).")
+    return _gather(params, indices, axis=axis)
+
+
+_one_hot = Op("one_hot", ("indices",))
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=None, name=None):
+    """A new last axis of size ``depth``: ``on_value`` at each index, ``off_value`` elsewhere."""
+    from ..engine import dtypes
+    indices = convert_to_tensor(indices)
+    if not indices.dtype.is_integer:
+        raise InvalidArgumentError(f"one_hot: indices must be integers, got {indices.dtype.name}.")
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+    result = _one_hot(indices, depth=int(depth), on_value=on_value, off_value=off_value, dtype=dtype)
+    if axis not in (-1, indices.ndim):
+        from .shape import transpose
+        perm = list(range(indices.ndim))
+        perm.insert(normalize_axis(axis, indices.ndim + 1, "one_hot"), indices.ndim)
+        result = transpose(result, perm)
+    return result
+
+
+_where_indices = Op("where_indices", ("cond",))
+
+
+def where_indices(condition):
+    """The coordinates of the True elements, shape (n, rank), int64 (``me.where(cond)``)."""
+    return _where_indices(condition)

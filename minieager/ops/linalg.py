@@ -1,0 +1,88 @@
+"""Linear algebra: matmul (2-D and batched), tensordot, norm.
+
+For ``out = a @ b`` the gradients are ``dy @ b^T`` for ``a`` and ``a^T @ dy`` for ``b``; the
+transpose flags let the backward pass use them without copying a transposed matrix.
+"""
+import numpy as np
+
+from ..engine.errors import InvalidArgumentError
+from ..engine.op import Op
+from . import elementwise as ew
+from ._operands import check_not_bool, operands
+
+
+def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b):
+    if not transpose_a and not transpose_b:
+        return _mm(dy, b, False, True), _mm(a, dy, True, False)
+    if transpose_a and not transpose_b:
+        return _mm(b, dy, False, True), _mm(a, dy, False, False)
+    if not transpose_a and transpose_b:
+        return _mm(dy, b, False, False), _mm(dy, a, True, False)
+    return _mm(b, dy, True, True), _mm(dy, a, True, True)
+
+
+_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp)
+
+
+def _mm(a, b, transpose_a, transpose_b):
+    return _matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """Matrix product of the last two axes; leading (batch) axes broadcast."""
+    a, b = operands("matmul", a, b)
+    check_not_bool("matmul", a)
+    if a.ndim < 2 or b.ndim < 2:
+        raise InvalidArgumentError(
+            f"matmul needs tensors of rank >= 2, got shapes {tuple(a.shape)} and {tuple(b.shape)}. "
+            f"Use me.reshape(v, [1, -1]) to make a vector a row matrix.")
+    k_a = a.shape[-2] if transpose_a else a.shape[-1]
+    k_b = b.shape[-1] if transpose_b else b.shape[-2]
+    if k_a != k_b:
+        raise InvalidArgumentError(
+            f"matmul: inner dimensions do not match: {tuple(a.shape)}{'^T' if transpose_a else ''} @ "
+            f"{tuple(b.shape)}{'^T' if transpose_b else ''} multiplies {k_a} columns by {k_b} rows. "
+            f"The last axis of a must equal the second-to-last axis of b.")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise InvalidArgumentError(
+            f"matmul: batch dimensions {tuple(a.shape[:-2])} and {tuple(b.shape[:-2])} do not broadcast.") from None
+    return _matmul(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+
+
+def tensordot(a, b, axes, name=None):
+    """Sum products over ``axes`` of a and b (an int n: the last n of a with the first n of b)."""
+    from .shape import reshape, transpose
+    a, b = operands("tensordot", a, b)
+    if isinstance(axes, (int, np.integer)):
+        axes_a, axes_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        axes_a, axes_b = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
+                          [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
+    axes_a = [x % a.ndim for x in axes_a]
+    axes_b = [x % b.ndim for x in axes_b]
+    for i, j in zip(axes_a, axes_b):
+        if a.shape[i] != b.shape[j]:
+            raise InvalidArgumentError(
+                f"tensordot: axis {i} of a {tuple(a.shape)} has size {a.shape[i]} but axis {j} of b "
+                f"{tuple(b.shape)} has size {b.shape[j]}.")
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [i for i in range(b.ndim) if i not in axes_b]
+    k = int(np.prod([a.shape[i] for i in axes_a]))
+    a2 = reshape(transpose(a, free_a + axes_a), (-1, k))
+    b2 = reshape(transpose(b, axes_b + free_b), (k, -1))
+    return reshape(matmul(a2, b2), [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b])
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002 (TF's name)
+    """The vector norm: 'euclidean' (2), 1, or np.inf, over ``axis`` (default: all elements)."""
+    from .reductions import reduce_max, reduce_sum
+    x = ew.convert_to_tensor(tensor)
+    if ord in ("euclidean", 2, "fro"):
+        return ew.sqrt(reduce_sum(ew.square(x), axis=axis, keepdims=keepdims))
+    if ord == 1:
+        return reduce_sum(ew.abs(x), axis=axis, keepdims=keepdims)
+    if ord == np.inf:
+        return reduce_max(ew.abs(x), axis=axis, keepdims=keepdims)
+    raise InvalidArgumentError(f"norm: ord must be 'euclidean', 1, 2 or np.inf, got {ord!r}.")

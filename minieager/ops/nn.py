@@ -1,0 +1,215 @@
+"""Neural-network ops: softmax, cross-entropy, conv2d and pooling (NHWC, as in TensorFlow).
+
+conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
+``conv2d_backprop_filter``), each with its own VJP, so second derivatives work through them.
+"""
+from ..engine import recording
+from ..engine.errors import InvalidArgumentError, UnimplementedError
+from ..engine.op import Op
+from . import elementwise as ew
+from ._axes import normalize_axis
+from ._operands import check_float, operands
+from .creation import convert_to_tensor
+from .reductions import reduce_sum
+from .shape import expand_dims
+
+# ---- softmax ----------------------------------------------------------------------------------
+_softmax = Op("softmax", ("x",), "softmax(x)", ("s * (dy - sum(dy * s))",),
+              vjp=lambda dy, x, out, axis: (ew.multiply(out, ew.subtract(
+                  dy, reduce_sum(ew.multiply(dy, out), axis=axis, keepdims=True))),))
+_log_softmax = Op("log_softmax", ("x",), "log_softmax(x)", ("dy - softmax(x) * sum(dy)",),
+                  vjp=lambda dy, x, out, axis: (ew.subtract(
+                      dy, ew.multiply(ew.exp(out), reduce_sum(dy, axis=axis, keepdims=True))),))
+
+
+def softmax(logits, axis=-1, name=None):
+    x = convert_to_tensor(logits)
+    check_float("softmax", x)
+    return _softmax(x, axis=normalize_axis(axis, x.ndim, "softmax"))
+
+
+def log_softmax(logits, axis=-1, name=None):
+    x = convert_to_tensor(logits)
+    check_float("log_softmax", x)
+    return _log_softmax(x, axis=normalize_axis(axis, x.ndim, "log_softmax"))
+
+
+# ---- cross-entropy: one fused, stable kernel that also returns its own gradient ---------------------
+def _tapes_recording():
+    return any(getattr(o, "_recording", False) for o in recording.observers)
+
+
+def _xent_vjp(dys, logits, labels, out):
+    dloss = dys[0]
+    if dloss is None:
+        return None, None
+    dloss = expand_dims(dloss, -1)
+    if _tapes_recording():
+        # An outer tape is recording this backward pass: use differentiable ops so it can go on.
+        target = labels if labels.dtype.is_floating else _one_hot_like(labels, logits)
+        return ew.multiply(dloss, ew.subtract(softmax(logits), target)), None
+    return ew.multiply(dloss, out[1]), None   # the kernel's softmax - labels, computed in the forward
+
+
+def _one_hot_like(labels, logits):
+    from .indexing import one_hot
+    return one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+
+
+_softmax_xent = Op("softmax_cross_entropy", ("logits", "labels"), "-sum(labels * log_softmax(logits))",
+                   ("dy * (softmax(logits) - labels)", None), vjp=_xent_vjp, num_outputs=2)
+_sparse_softmax_xent = Op("sparse_softmax_cross_entropy", ("logits", "labels"), "-log_softmax(logits)[label]",
+                          ("dy * (softmax(logits) - one_hot(label))", None), vjp=_xent_vjp, num_outputs=2)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """Per-example cross-entropy between label distributions and unnormalised logits (N, C)."""
+    logits, labels = operands("softmax_cross_entropy_with_logits", logits, labels)
+    check_float("softmax_cross_entropy_with_logits", logits)
+    if logits.ndim != 2 or labels.shape != logits.shape:
+        raise InvalidArgumentError(
+            f"softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels the same shape; "
+            f"got logits {tuple(logits.shape)} and labels {tuple(labels.shape)}.")
+    return _softmax_xent(logits, labels)[0]
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """Per-example cross-entropy with integer class labels (N,) and logits (N, C)."""
+    logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
+    check_float("sparse_softmax_cross_entropy_with_logits", logits)
+    if not labels.dtype.is_integer:
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: labels must be integer class ids, got {labels.dtype.name}. "
+            f"For one-hot or probability labels use softmax_cross_entropy_with_logits.")
+    if logits.ndim != 2 or labels.shape != logits.shape[:1]:
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels (batch,); "
+            f"got logits {tuple(logits.shape)} and labels {tuple(labels.shape)}.")
+    values, classes = labels._value, logits.shape[1]
+    if values.size and (values.min() < 0 or values.max() >= classes):
+        bad = values[(values < 0) | (values >= classes)].flat[0]
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside the "
+            f"valid range of [0, {classes}). Labels must be class indices for logits with {classes} classes.")
+    return _sparse_softmax_xent(logits, labels)[0]
+
+
+# ---- convolution ----------------------------------------------------------------------------------
+def _pair(value, name, op_name):
+    """TF accepts 2, [2, 2] or [1, 2, 2, 1] for strides and window sizes."""
+    if isinstance(value, int):
+        return (value, value)
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return (value[0], value[0])
+    if len(value) == 2:
+        return tuple(value)
+    if len(value) == 4 and value[0] == value[3] == 1:
+        return (value[1], value[2])
+    raise InvalidArgumentError(f"{op_name}: {name} must be an int, [h, w] or [1, h, w, 1], got {value}.")
+
+
+def _padding(padding, op_name):
+    padding = str(padding).upper()
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError(f"{op_name}: padding must be 'SAME' or 'VALID', got {padding!r}.")
+    return padding
+
+
+def _conv_vjp(dy, x, w, out, strides, padding):
+    return (_conv2d_backprop_input(dy, w, input_shape=tuple(x.shape), strides=strides, padding=padding),
+            _conv2d_backprop_filter(x, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding))
+
+
+_conv2d = Op("conv2d", ("x", "w"), "conv2d(x, w)",
+             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp)
+_conv2d_backprop_input = Op(
+    "conv2d_backprop_input", ("dy", "w"), "conv2d_backprop_input(dy, w)",
+    ("conv2d(g, w)", "conv2d_backprop_filter(g, dy)"),
+    vjp=lambda g, dy, w, out, input_shape, strides, padding: (
+        _conv2d(g, w, strides=strides, padding=padding),
+        _conv2d_backprop_filter(g, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding)))
+_conv2d_backprop_filter = Op(
+    "conv2d_backprop_filter", ("x", "dy"), "conv2d_backprop_filter(x, dy)",
+    ("conv2d_backprop_input(dy, g)", "conv2d(x, g)"),
+    vjp=lambda g, x, dy, out, filter_shape, strides, padding: (
+        _conv2d_backprop_input(dy, g, input_shape=tuple(x.shape), strides=strides, padding=padding),
+        _conv2d(x, g, strides=strides, padding=padding)))
+
+
+def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=None, name=None):  # noqa: A002
+    """2-D convolution: input (batch, height, width, in_channels), filters (kh, kw, in_channels, out_channels)."""
+    x, w = operands("conv2d", input, filters)
+    check_float("conv2d", x)
+    if data_format != "NHWC":
+        raise InvalidArgumentError(f"conv2d: only data_format='NHWC' is supported, got {data_format!r}.")
+    if dilations not in (None, 1, [1, 1], (1, 1), [1, 1, 1, 1], (1, 1, 1, 1)):
+        raise InvalidArgumentError("conv2d: dilations other than 1 are not supported.")
+    if x.ndim != 4 or w.ndim != 4:
+        raise InvalidArgumentError(
+            f"conv2d: input must be (batch, height, width, channels) and filters (kh, kw, in, out); got "
+            f"input {tuple(x.shape)} and filters {tuple(w.shape)}.")
+    if x.shape[3] != w.shape[2]:
+        raise InvalidArgumentError(
+            f"conv2d: the input has {x.shape[3]} channels but the filters expect {w.shape[2]} "
+            f"(input {tuple(x.shape)}, filters {tuple(w.shape)}).")
+    padding = _padding(padding, "conv2d")
+    if padding == "VALID" and (x.shape[1] < w.shape[0] or x.shape[2] < w.shape[1]):
+        raise InvalidArgumentError(
+            f"conv2d: with padding='VALID' the {w.shape[0]}x{w.shape[1]} filter does not fit in the "
+            f"{x.shape[1]}x{x.shape[2]} input. Use padding='SAME' or a smaller filter.")
+    return _conv2d(x, w, strides=_pair(strides, "strides", "conv2d"), padding=padding)
+
+
+# ---- pooling --------------------------------------------------------------------------------------
+def _no_second_order(*args, **kwargs):
+    raise UnimplementedError("Second derivatives through max_pool2d are not implemented in minieager.")
+
+
+_max_pool2d_grad = Op("max_pool2d_grad", ("x", "dy"), "max_pool2d_grad(x, dy)", vjp=_no_second_order)
+_max_pool2d = Op("max_pool2d", ("x",), "max_pool2d(x)", ("dy to the max of each window",),
+                 vjp=lambda dy, x, out, ksize, strides, padding: (
+                     _max_pool2d_grad(x, dy, ksize=ksize, strides=strides, padding=padding),))
+_avg_pool2d_grad = Op("avg_pool2d_grad", ("dy",), "avg_pool2d_grad(dy)", ("avg_pool2d(g)",),
+                      vjp=lambda g, dy, out, input_shape, ksize, strides, padding: (
+                          _avg_pool2d(g, ksize=ksize, strides=strides, padding=padding),))
+_avg_pool2d = Op("avg_pool2d", ("x",), "avg_pool2d(x)", ("dy shared equally over each window",),
+                 vjp=lambda dy, x, out, ksize, strides, padding: (
+                     _avg_pool2d_grad(dy, input_shape=tuple(x.shape), ksize=ksize, strides=strides, padding=padding),))
+
+
+def _pool(op, name, input, ksize, strides, padding):  # noqa: A002
+    x = convert_to_tensor(input)
+    check_float(name, x)
+    if x.ndim != 4:
+        raise InvalidArgumentError(f"{name}: input must be (batch, height, width, channels), got {tuple(x.shape)}.")
+    ksize = _pair(ksize, "ksize", name)
+    strides = _pair(ksize if strides is None else strides, "strides", name)
+    padding = _padding(padding, name)
+    if padding == "VALID" and (x.shape[1] < ksize[0] or x.shape[2] < ksize[1]):
+        raise InvalidArgumentError(
+            f"{name}: with padding='VALID' the {ksize[0]}x{ksize[1]} window does not fit in the "
+            f"{x.shape[1]}x{x.shape[2]} input.")
+    return op(x, ksize=ksize, strides=strides, padding=padding)
+
+
+def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):  # noqa: A002
+    return _pool(_max_pool2d, "max_pool2d", input, ksize, strides, padding)
+
+
+def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):  # noqa: A002
+    return _pool(_avg_pool2d, "avg_pool2d", input, ksize, strides, padding)
+
+
+# ---- dropout -------------------------------------------------------------------------------------
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zero each element with probability ``rate`` and scale the rest by 1/(1 - rate)."""
+    from .random import uniform
+    x = convert_to_tensor(x)
+    check_float("dropout", x)
+    if not 0 <= float(rate) < 1:
+        raise InvalidArgumentError(f"dropout: rate must be in [0, 1), got {rate}.")
+    if float(rate) == 0:
+        return x
+    keep = ew.cast(ew.greater_equal(uniform(noise_shape or x.shape, dtype=x.dtype, seed=seed), rate), x.dtype)
+    return ew.multiply(x, ew.divide(keep, 1.0 - float(rate)))

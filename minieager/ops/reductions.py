@@ -1,0 +1,143 @@
+"""Reductions: sum, mean, max, ... over some axes (``axis`` an int, a tuple, or None for all).
+
+The VJP of a reduction spreads the output gradient back over the elements that were reduced:
+``reduce_sum`` copies it to every element, ``reduce_max`` gives it to the maxima (shared equally
+at ties, as TensorFlow does).
+"""
+from ..engine import dtypes
+from ..engine.errors import InvalidArgumentError
+from ..engine.op import Op
+from . import elementwise as ew
+from ._axes import kept_shape, normalize_axes, normalize_axis
+from ._operands import check_not_bool
+from .creation import convert_to_tensor
+
+
+def _grad_to_input_shape(dy, x, axis):
+    """The output gradient reshaped with the reduced axes kept (size 1), then broadcast to x."""
+    from .shape import broadcast_to, reshape
+    return broadcast_to(reshape(dy, kept_shape(x.shape, axis)), x.shape)
+
+
+def _sum_vjp(dy, x, out, axis, keepdims):
+    return (_grad_to_input_shape(dy, x, axis),)
+
+
+def _extremum_vjp(dy, x, out, axis, keepdims):
+    from .shape import reshape
+    is_max = ew.cast(ew.equal(x, reshape(out, kept_shape(x.shape, axis))), dy.dtype)
+    count = reduce_sum(is_max, axis=axis, keepdims=True)
+    return (ew.divide(ew.multiply(_grad_to_input_shape(dy, x, axis), is_max), count),)
+
+
+def _prod_vjp(dy, x, out, axis, keepdims):
+    # d(prod)/dx_i is the product of the other elements. out / x_i gives it when x_i != 0;
+    # at a zero, the product of the others is the product of the non-zeros if x_i is the only
+    # zero, else 0.
+    from .shape import reshape
+    is_zero = ew.equal(x, 0)
+    nonzero_prod = reduce_prod(ew.where(is_zero, ew.ones_like(x), x), axis=axis, keepdims=True)
+    zeros = reduce_sum(ew.cast(is_zero, x.dtype), axis=axis, keepdims=True)
+    at_zero = ew.where(ew.equal(zeros, 1), nonzero_prod, ew.zeros_like(nonzero_prod))
+    out_kept = reshape(out, kept_shape(x.shape, axis))
+    others = ew.where(is_zero, at_zero + ew.zeros_like(x), ew.divide(out_kept, ew.where(is_zero, ew.ones_like(x), x)))
+    return (ew.multiply(_grad_to_input_shape(dy, x, axis), others),)
+
+
+_reduce_sum = Op("reduce_sum", ("x",), "sum(x)", ("dy broadcast back to x's shape",), vjp=_sum_vjp)
+_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",), vjp=_extremum_vjp)
+_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",), vjp=_extremum_vjp)
+_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",), vjp=_prod_vjp)
+_reduce_any = Op("reduce_any", ("x",), "any(x)")
+_reduce_all = Op("reduce_all", ("x",), "all(x)")
+
+
+def _reduce(op, x, axis, keepdims, numeric=True):
+    x = convert_to_tensor(x)
+    if numeric:
+        check_not_bool(op.name, x)
+    elif not x.dtype.is_bool:
+        raise TypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
+    axes = normalize_axes(axis, x.ndim, op.name)
+    return op(x, axis=axes, keepdims=bool(keepdims))
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    return _reduce(_reduce_sum, input_tensor, axis, keepdims)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """The mean (of an integer tensor: the integer mean, truncated, as in TensorFlow)."""
+    x = convert_to_tensor(input_tensor)
+    axes = normalize_axes(axis, x.ndim, "reduce_mean")
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    total = reduce_sum(x, axis=axes, keepdims=keepdims)
+    return ew.floordiv(total, count) if x.dtype.is_integer else ew.divide(total, count)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    return _reduce(_reduce_max, input_tensor, axis, keepdims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    return _reduce(_reduce_min, input_tensor, axis, keepdims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    return _reduce(_reduce_prod, input_tensor, axis, keepdims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+    return _reduce(_reduce_any, input_tensor, axis, keepdims, numeric=False)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+    return _reduce(_reduce_all, input_tensor, axis, keepdims, numeric=False)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))), computed stably by subtracting the max first."""
+    from .shape import reshape, stop_gradient
+    x = convert_to_tensor(input_tensor)
+    axes = normalize_axes(axis, x.ndim, "reduce_logsumexp")
+    peak = stop_gradient(reduce_max(x, axis=axes, keepdims=True))
+    peak = ew.where(ew.is_finite(peak), peak, ew.zeros_like(peak))
+    result = ew.add(ew.log(reduce_sum(ew.exp(ew.subtract(x, peak)), axis=axes, keepdims=True)), peak)
+    if not keepdims:
+        result = reshape(result, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+    return result
+
+
+_argmax, _argmin = Op("argmax", ("x",)), Op("argmin", ("x",))
+
+
+def _arg(op, x, axis, output_type):
+    x = convert_to_tensor(x)
+    check_not_bool(op.name, x)
+    if x.ndim == 0:
+        raise InvalidArgumentError(f"{op.name} needs a tensor of rank >= 1, got a scalar.")
+    result = op(x, axis=normalize_axis(0 if axis is None else axis, x.ndim, op.name))
+    output_type = dtypes.as_dtype(output_type)
+    return result if output_type is dtypes.int64 else ew.cast(result, output_type)
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002 (TF's name)
+    """Index of the largest value along ``axis`` (default 0; first one at ties)."""
+    return _arg(_argmax, input, axis, output_type)
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    return _arg(_argmin, input, axis, output_type)
+
+
+_cumsum = Op("cumsum", ("x",), "cumsum(x)", ("cumsum of dy in the other direction",),
+             vjp=lambda dy, x, out, axis, exclusive, reverse: (
+                 _cumsum(dy, axis=axis, exclusive=exclusive, reverse=not reverse),))
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = convert_to_tensor(x)
+    check_not_bool("cumsum", x)
+    return _cumsum(x, axis=normalize_axis(axis, x.ndim, "cumsum"), exclusive=bool(exclusive), reverse=bool(reverse))

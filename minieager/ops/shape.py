@@ -1,0 +1,245 @@
+"""Shape ops: they move or copy elements without doing arithmetic on them.
+
+Their gradients move the output gradient back the same way: the VJP of ``reshape`` is a
+reshape back, of ``transpose`` the inverse transpose, of ``concat`` a split.
+"""
+import numpy as np
+
+from ..engine.errors import InvalidArgumentError
+from ..engine.op import Op
+from ..engine.tensor import Tensor
+from ._axes import normalize_axes, normalize_axis
+from .creation import convert_to_tensor
+
+# ---- copies -------------------------------------------------------------------------------------
+_identity = Op("identity", ("x",), "x", ("dy",), vjp=lambda dy, x, out: (dy,))
+_stop_gradient = Op("stop_gradient", ("x",), "x")   # no vjp: the tape does not record it
+
+
+def identity(input, name=None):  # noqa: A002 (TF's name)
+    return _identity(convert_to_tensor(input))
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    """The same values, but gradients do not flow through: a constant as far as tapes know."""
+    return _stop_gradient(convert_to_tensor(input))
+
+
+# ---- reshaping --------------------------------------------------------------------------------
+_reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",),
+              vjp=lambda dy, x, out, shape: (reshape(dy, x.shape),))
+
+
+def reshape(tensor, shape, name=None):
+    """The same elements in a new shape; one dimension may be -1 (inferred)."""
+    x = convert_to_tensor(tensor)
+    if isinstance(shape, Tensor):
+        shape = shape.numpy().tolist()
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    size = x._value.size
+    if shape.count(-1) > 1:
+        raise InvalidArgumentError(f"reshape: only one dimension can be -1, got shape {shape}.")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1]))
+        if known == 0 or size % known:
+            raise InvalidArgumentError(
+                f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({size} elements) into "
+                f"{shape}: {size} is not a multiple of {known}.")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    if int(np.prod(shape)) != size:
+        raise InvalidArgumentError(
+            f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({size} elements) into "
+            f"{shape} ({int(np.prod(shape))} elements). The number of elements must stay the same.")
+    if shape == tuple(x.shape):
+        return x
+    return _reshape(x, shape=shape)
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    axis = normalize_axis(axis, x.ndim + 1, "expand_dims")
+    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    axes = tuple(i for i, n in enumerate(x.shape) if n == 1) if axis is None else normalize_axes(
+        axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise InvalidArgumentError(
+                f"squeeze: axis {a} of shape {tuple(x.shape)} has size {x.shape[a]}, not 1.")
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+def _transpose_vjp(dy, x, out, perm):
+    return (transpose(dy, tuple(np.argsort(perm))),)
+
+
+_transpose = Op("transpose", ("x",), "transpose(x, perm)", ("transpose(dy, inverse perm)",), vjp=_transpose_vjp)
+
+
+def transpose(a, perm=None, name=None):
+    """Permute the axes (default: reverse them)."""
+    x = convert_to_tensor(a)
+    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(int(p) for p in perm)
+    if sorted(p % max(x.ndim, 1) for p in perm) != list(range(x.ndim)) or len(perm) != x.ndim:
+        raise InvalidArgumentError(
+            f"transpose: perm {perm} is not a permutation of the {x.ndim} axes of shape {tuple(x.shape)}.")
+    perm = tuple(p % x.ndim for p in perm)
+    if perm == tuple(range(x.ndim)):
+        return x
+    return _transpose(x, perm=perm)
+
+
+# ---- broadcasting and tiling ---------------------------------------------------------------------
+def _broadcast_to_vjp(dy, x, out, shape):
+    from ..autodiff.backprop import unbroadcast
+    return (unbroadcast(dy, x.shape),)
+
+
+_broadcast_to = Op("broadcast_to", ("x",), "broadcast_to(x, shape)", ("sum of dy over the broadcast axes",),
+                   vjp=_broadcast_to_vjp)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    shape = tuple(int(s) for s in shape)
+    try:
+        np.broadcast_shapes(tuple(x.shape), shape)
+    except ValueError:
+        raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {tuple(x.shape)} to {shape}.") from None
+    if np.broadcast_shapes(tuple(x.shape), shape) != shape:
+        raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {tuple(x.shape)} to {shape}.")
+    if shape == tuple(x.shape):
+        return x
+    return _broadcast_to(x, shape=shape)
+
+
+def _tile_vjp(dy, x, out, multiples):
+    from .reductions import reduce_sum
+    interleaved = tuple(v for m, n in zip(multiples, x.shape) for v in (m, n))
+    summed = reduce_sum(reshape(dy, interleaved), axis=tuple(range(0, 2 * x.ndim, 2)))
+    return (summed,)
+
+
+_tile = Op("tile", ("x",), "tile(x, multiples)", ("sum of dy over the copies",), vjp=_tile_vjp)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    x = convert_to_tensor(input)
+    multiples = tuple(int(m) for m in multiples)
+    if len(multiples) != x.ndim:
+        raise InvalidArgumentError(
+            f"tile: multiples {multiples} must have one entry per axis of shape {tuple(x.shape)}.")
+    return _tile(x, multiples=multiples)
+
+
+# ---- joining and splitting ---------------------------------------------------------------------
+def _concat_vjp(dy, *inputs, out, axis):
+    from .indexing import getitem
+    grads, start = [], 0
+    for x in inputs:
+        index = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
+        grads.append(getitem(dy, index))
+        start += x.shape[axis]
+    return tuple(grads)
+
+
+_concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place along axis",), vjp=_concat_vjp)
+
+
+def concat(values, axis, name=None):
+    """Join tensors along an existing axis."""
+    from ._operands import operands
+    tensors = operands("concat", *values) if len(values) > 1 else [convert_to_tensor(values[0])]
+    ndim = tensors[0].ndim
+    axis = normalize_axis(axis, ndim, "concat")
+    for t in tensors:
+        if t.ndim != ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, tensors[0].shape)) if i != axis):
+            raise InvalidArgumentError(
+                f"concat: along axis {axis} every shape must match except on that axis; got "
+                f"{', '.join(str(tuple(t.shape)) for t in tensors)}.")
+    return _concat(*tensors, axis=axis)
+
+
+def stack(values, axis=0, name=None):
+    """Join tensors of one shape along a new axis."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if not tensors:
+        raise InvalidArgumentError("stack: needs at least one tensor.")
+    for t in tensors:
+        if t.shape != tensors[0].shape:
+            raise InvalidArgumentError(
+                f"stack: every tensor must have the same shape; got "
+                f"{', '.join(str(tuple(t.shape)) for t in tensors)}.")
+    axis = normalize_axis(axis, tensors[0].ndim + 1, "stack")
+    return concat([expand_dims(t, axis) for t in tensors], axis)
+
+
+def split(value, num_or_size_splits, axis=0, name=None):
+    """Cut a tensor into pieces along ``axis``: a number of equal pieces, or a list of sizes."""
+    from .indexing import getitem
+    x = convert_to_tensor(value)
+    axis = normalize_axis(axis, x.ndim, "split")
+    n = x.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        if n % num_or_size_splits:
+            raise InvalidArgumentError(
+                f"split: axis {axis} of shape {tuple(x.shape)} has size {n}, which does not divide into "
+                f"{num_or_size_splits} equal pieces.")
+        sizes = [n // num_or_size_splits] * num_or_size_splits
+    else:
+        sizes = [int(s) for s in num_or_size_splits]
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n:
+            raise InvalidArgumentError(f"split: sizes {sizes} add up to {sum(sizes)}, not {n} (axis {axis}).")
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(getitem(x, (slice(None),) * axis + (slice(start, start + size),)))
+        start += size
+    return pieces
+
+
+def unstack(value, axis=0, name=None):
+    from .indexing import getitem
+    x = convert_to_tensor(value)
+    axis = normalize_axis(axis, x.ndim, "unstack")
+    return [getitem(x, (slice(None),) * axis + (i,)) for i in range(x.shape[axis])]
+
+
+def _pad_vjp(dy, x, out, paddings, constant_values):
+    from .indexing import getitem
+    return (getitem(dy, tuple(slice(before, before + n) for (before, _), n in zip(paddings, x.shape))),)
+
+
+_pad = Op("pad", ("x",), "pad(x)", ("dy with the padding cut off",), vjp=_pad_vjp)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    x = convert_to_tensor(tensor)
+    if str(mode).upper() != "CONSTANT":
+        raise InvalidArgumentError(f"pad: only mode='CONSTANT' is supported, got {mode!r}.")
+    paddings = tuple((int(a), int(b)) for a, b in (paddings.numpy() if isinstance(paddings, Tensor) else paddings))
+    if len(paddings) != x.ndim or any(a < 0 or b < 0 for a, b in paddings):
+        raise InvalidArgumentError(
+            f"pad: paddings must be one non-negative [before, after] pair per axis of shape "
+            f"{tuple(x.shape)}, got {paddings}.")
+    return _pad(x, paddings=paddings, constant_values=constant_values)
+
+
+# ---- facts about shapes -------------------------------------------------------------------------
+def shape(input, out_type=None, name=None):  # noqa: A002
+    from .creation import constant
+    return constant(list(convert_to_tensor(input).shape), dtype=out_type or "int32")
+
+
+def size(input, out_type=None, name=None):  # noqa: A002
+    from .creation import constant
+    return constant(convert_to_tensor(input)._value.size, dtype=out_type or "int32")
+
+
+def rank(input, name=None):  # noqa: A002
+    from .creation import constant
+    return constant(convert_to_tensor(input).ndim)
