@@ -89,6 +89,12 @@ _NUMPY_FALLBACK = {
 }
 
 
+def from_numpy(np_dtype):
+    """The DType of a NumPy dtype (the fast path every new tensor takes)."""
+    found = _BY_NUMPY.get(np_dtype)
+    return found if found is not None else as_dtype(np_dtype)
+
+
 def as_dtype(value):
     """Turn a DType, NumPy dtype, Python type or name (``"float32"``) into a DType."""
     if isinstance(value, DType):

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..kernels.registry import get_kernel
 from . import recording
+from .recording import observers   # a list that is only ever mutated, so this name stays valid
 from .device import device_type
 from .errors import InvalidArgumentError
 from .tensor import Tensor
@@ -37,7 +38,7 @@ class Op:
         self.grads = tuple(grads) if grads else (None,) * len(self.inputs)
         self.vjp = vjp
         self.num_outputs = num_outputs
-        self._kernels = {}   # device type -> kernel, so a call does one dict lookup
+        self._kernels = {}   # device name -> kernel, so a call does one dict lookup
 
     @property
     def differentiable(self):
@@ -51,21 +52,21 @@ class Op:
 
     def __call__(self, *inputs, **attrs):
         device = inputs[0]._device
-        for t in inputs:
-            if t._device != device:
-                raise InvalidArgumentError(
-                    f"{self.name}: inputs live on different devices ({device} and {t._device}); "
-                    f"move them with .cpu() or .gpu() first.")
-        kind = device_type(device)
-        kernel = self._kernels.get(kind)
+        kernel = self._kernels.get(device)
         if kernel is None:
-            kernel = self._kernels[kind] = get_kernel(self.name, kind)
+            kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
+        if len(inputs) > 1:
+            for t in inputs:
+                if t._device != device:
+                    raise InvalidArgumentError(
+                        f"{self.name}: inputs live on different devices ({device} and {t._device}); "
+                        f"move them with .cpu() or .gpu() first.")
         result = kernel(*[t._value for t in inputs], **attrs)
         if self.num_outputs == 1:
             outputs = (Tensor._from_array(result, device),)
         else:
             outputs = tuple(Tensor._from_array(r, device) for r in result)
-        if recording.observers:          # a GradientTape (or a variable watcher) is open
+        if observers:                    # a GradientTape (or a variable watcher) is open
             recording.record(self, inputs, outputs, attrs)
         if recording.check_numerics:
             _check_numerics(self.name, outputs)

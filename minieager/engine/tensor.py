@@ -51,7 +51,7 @@ class Tensor:
         """Wrap a freshly computed array (no copy, no checks): the fast path every op uses."""
         t = object.__new__(cls)
         t._value = array
-        t._dtype = dtypes.as_dtype(array.dtype)
+        t._dtype = dtypes.from_numpy(array.dtype)
         t._device = device
         t._id = _next_id()
         return t

@@ -17,16 +17,18 @@ _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 def _weak_scalar(value, like, op_name):
     """The Python scalar ``value`` as a tensor of ``like``'s dtype (or float32, see above)."""
-    dtype = like.dtype
-    if isinstance(value, (float, np.floating)) and not dtype.is_floating:
-        dtype = dtypes.float32
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and dtype.is_bool:
-        dtype = dtypes.int32
-    if dtype.is_integer and not (dtype.min <= value <= dtype.max):
-        raise InvalidArgumentError(
-            f"{op_name}: the Python number {value} does not fit in the tensor's dtype {dtype.name} "
-            f"(range {dtype.min}..{dtype.max}). Cast the tensor to a wider dtype first.")
-    return convert_to_tensor(np.asarray(value, dtype.np_dtype))
+    dtype = like._dtype
+    if isinstance(value, (float, np.floating)):
+        if not dtype.is_floating:
+            dtype = dtypes.float32
+    elif not isinstance(value, (bool, np.bool_)):
+        if dtype.is_bool:
+            dtype = dtypes.int32
+        if dtype.is_integer and not (dtype.min <= value <= dtype.max):
+            raise InvalidArgumentError(
+                f"{op_name}: the Python number {value} does not fit in the tensor's dtype {dtype.name} "
+                f"(range {dtype.min}..{dtype.max}). Cast the tensor to a wider dtype first.")
+    return Tensor._from_array(np.array(value, dtype.np_dtype), like._device)
 
 
 def cast_to(x, dtype):
@@ -38,8 +40,18 @@ def cast_to(x, dtype):
 
 def operands(op_name, *values):
     """Convert ``values`` to tensors of one common dtype (see the module docstring)."""
-    if len(values) == 2 and type(values[0]) is type(values[1]) is Tensor and values[0]._dtype is values[1]._dtype:
-        return values   # the common case, kept fast
+    if len(values) == 2:        # the common cases, kept fast: tensor-tensor and tensor-scalar
+        a, b = values
+        if isinstance(a, Tensor):
+            if isinstance(b, Tensor):
+                if a._dtype is b._dtype:
+                    return values
+            elif isinstance(b, _PYTHON_SCALARS):
+                b = _weak_scalar(b, a, op_name)
+                return (a, b) if a._dtype is b._dtype else (cast_to(a, b._dtype), b)
+        elif isinstance(b, Tensor) and isinstance(a, _PYTHON_SCALARS):
+            a = _weak_scalar(a, b, op_name)
+            return (a, b) if a._dtype is b._dtype else (a, cast_to(b, a._dtype))
     anchor = next((v for v in values if isinstance(v, Tensor)), None)
     tensors = []
     for v in values:
@@ -70,13 +82,29 @@ def check_float(op_name, x):
             f"Cast it first: me.cast(x, me.float32).")
 
 
+def broadcast_shape(*shapes):
+    """The shape NumPy broadcasting gives ``shapes``, or None if they are incompatible."""
+    ndim = max(len(s) for s in shapes)
+    result = []
+    for axis in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            n = s[axis] if -axis <= len(s) else 1
+            if n != 1:
+                if size != 1 and n != size:
+                    return None
+                size = n
+        result.append(size)
+    return tuple(result)
+
+
 def check_broadcast(op_name, *tensors):
     """Raise a clear error when the shapes cannot broadcast (before any kernel runs)."""
     shapes = [t._value.shape for t in tensors]
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:
+    shape = broadcast_shape(*shapes)
+    if shape is None:
         raise InvalidArgumentError(
             f"{op_name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} are incompatible for "
             f"broadcasting. Each dimension must match or be 1 (aligned from the right); reshape or "
-            f"expand_dims one of the inputs.") from None
+            f"expand_dims one of the inputs.")
+    return shape

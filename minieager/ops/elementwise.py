@@ -14,7 +14,7 @@ from .creation import convert_to_tensor, ones_like, zeros_like
 # ---- binary arithmetic ----------------------------------------------------------------
 def _binary(op, a, b, arithmetic=True):
     a, b = operands(op.name, a, b)
-    if arithmetic:
+    if arithmetic and a._dtype is dtypes.bool_:
         check_not_bool(op.name, a)
     if a._value.shape != b._value.shape:
         check_broadcast(op.name, a, b)
