@@ -40,8 +40,11 @@ from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable  # noqa: E402,F401
-from . import debugging, linalg, math, nn, testing  # noqa: E402,F401
+from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
+from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
+from .nn.models import Model, Sequential  # noqa: E402,F401
+from . import keras  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.
 random_normal, random_uniform = random.normal, random.uniform
@@ -56,5 +59,16 @@ def executing_eagerly():
 def enable_eager_execution(*args, **kwargs):
     """Accepted so the guide's code runs unchanged; eager execution is always on."""
 
+
+def __getattr__(name):
+    # me.widgets imports Jupyter packages, so it is imported on first use, never by `import minieager`.
+    if name == "widgets":
+        import importlib
+        return importlib.import_module(".widgets", __name__)
+    raise AttributeError(f"module 'minieager' has no attribute {name!r}")
+
+
+# NumPy may have been imported (and its BLAS started) before minieager: size every pool now.
+config.set_num_threads(config.get_num_threads())
 
 __version__ = "0.1.0"

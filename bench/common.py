@@ -1,0 +1,105 @@
+"""Shared helpers for the bench/bench_*.py scripts: timing, optional PyTorch, the machine, tables.
+
+Scripts run as `python bench/bench_NAME.py` (`make bench` runs them all), which puts this folder
+on sys.path, so they simply `from common import timeit_median, print_table, ...`.
+Nothing here asserts a number: benchmarks report, they do not test.
+"""
+import importlib.metadata
+import os
+import platform
+import statistics
+import timeit
+
+from minieager import config
+
+
+def timeit_median(fn, repeat=7, number=10):
+    """Median seconds per call of fn() over `repeat` runs of `number` calls each.
+
+    fn() is called once first so that numba compilation (or loading from its cache) and any
+    first-call allocation are not timed.
+    """
+    fn()
+    return statistics.median(timeit.repeat(fn, repeat=repeat, number=number)) / number
+
+
+def torch_or_none():
+    """PyTorch limited to minieager's thread count, or None when it is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(config.get_num_threads())
+    return torch
+
+
+def _version(package):
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_description():
+    """A few lines saying what the figures were measured on, to print above a table."""
+    import numpy as np  # threadpoolctl only sees BLAS libraries that are already loaded
+    from threadpoolctl import threadpool_info
+
+    np.ones(1)
+    blas = [f"{lib['internal_api']} {lib.get('version') or ''} ({lib['num_threads']} threads)"
+            for lib in threadpool_info() if lib["user_api"] == "blas"]
+    return "\n".join([
+        f"CPU:     {_cpu_model()}",
+        f"cores:   {config.available_cpus()} usable (os.cpu_count() = {os.cpu_count()}), "
+        f"minieager uses {config.get_num_threads()} threads",
+        f"python:  {platform.python_version()}, numpy {_version('numpy')}, "
+        f"numba {_version('numba')}, torch {_version('torch')}",
+        f"BLAS:    {', '.join(blas) or 'none loaded'}",
+    ])
+
+
+def _cell(value):
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def print_table(rows, headers, ratios=()):
+    """Print `rows` under `headers` as an aligned plain-text table.
+
+    Each pair (a, b) in `ratios` adds a column "a/b" holding row[a] / row[b] for the columns
+    with those headers, e.g. ("minieager ms", "torch ms") -> "2.1x" means minieager took 2.1
+    times as long. Floats print with 4 significant digits; None (e.g. no torch) prints "-".
+    """
+    headers = list(headers)
+    table = []
+    for row in rows:
+        row = list(row)
+        for a, b in ratios:
+            x, y = row[headers.index(a)], row[headers.index(b)]
+            row.append(f"{x / y:.2f}x" if x is not None and y else None)
+        table.append([_cell(v) for v in row])
+    headers += [f"{a}/{b}" for a, b in ratios]
+    widths = [max([len(h)] + [len(r[i]) for r in table]) for i, h in enumerate(headers)]
+
+    def line(cells):  # first column (the case's name) left-aligned, figures right-aligned
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths)))
+
+    print(line(headers))
+    print(line(["-" * w for w in widths]))
+    for r in table:
+        print(line(r))

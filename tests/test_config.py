@@ -1,0 +1,221 @@
+"""Tests for me.config: CPU counting, thread settings, numba's cache folder and devices."""
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from minieager import config
+
+NO_PROC = "/nonexistent/proc/self/cgroup"  # "this process sits at the cgroup root"
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+# ----------------------------------------------------------------------------- cgroup quotas
+
+@pytest.mark.parametrize("cpu_max, expected", [
+    ("150000 100000\n", 1.5),
+    ("400000 100000\n", 4.0),
+    ("max 100000\n", None),   # no quota
+])
+def test_cgroup_v2_cpu_max(tmp_path, cpu_max, expected):
+    write(tmp_path / "cpu.max", cpu_max)
+    assert config.cgroup_cpu_limit(tmp_path, NO_PROC) == expected
+
+
+def test_cgroup_v2_smallest_quota_among_ancestors_wins(tmp_path):
+    proc = tmp_path / "proc_self_cgroup"
+    write(proc, "0::/user.slice/job\n")
+    root = tmp_path / "cgroup"
+    write(root / "user.slice" / "cpu.max", "100000 100000\n")
+    write(root / "user.slice" / "job" / "cpu.max", "max 100000\n")
+    assert config.cgroup_cpu_limit(root, proc) == 1.0
+    write(root / "user.slice" / "job" / "cpu.max", "50000 100000\n")
+    assert config.cgroup_cpu_limit(root, proc) == 0.5
+
+
+def test_cgroup_v1_cfs_quota(tmp_path):
+    # As in a Docker container on cgroup v1: /proc says /docker/<id>, but the container's own
+    # cgroup is mounted at the controller's root.
+    proc = tmp_path / "proc_self_cgroup"
+    write(proc, "4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n")
+    root = tmp_path / "cgroup"
+    write(root / "cpu,cpuacct" / "cpu.cfs_period_us", "100000\n")
+    write(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "250000\n")
+    assert config.cgroup_cpu_limit(root, proc) == 2.5
+    write(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "-1\n")
+    assert config.cgroup_cpu_limit(root, proc) is None
+
+
+def test_no_cgroup_files_means_no_limit(tmp_path):
+    assert config.cgroup_cpu_limit(tmp_path, NO_PROC) is None
+
+
+def test_garbage_cgroup_file_is_ignored(tmp_path):
+    write(tmp_path / "cpu.max", "banana 100000\n")
+    assert config.cgroup_cpu_limit(tmp_path, NO_PROC) is None
+
+
+# ----------------------------------------------------------------------------- usable CPUs
+
+@pytest.mark.parametrize("cpu_max, expected", [
+    ("200000 100000", 2),    # quota below the affinity mask
+    ("1600000 100000", 8),   # quota above it: the mask wins
+    ("50000 100000", 1),     # half a CPU still gets one thread
+    ("150000 100000", 2),    # 1.5 CPUs round up
+])
+def test_available_cpus_is_affinity_capped_by_quota(tmp_path, monkeypatch, cpu_max, expected):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    write(tmp_path / "cpu.max", cpu_max)
+    assert config.available_cpus(tmp_path, NO_PROC) == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this OS")
+def test_available_cpus_uses_the_real_affinity_mask(tmp_path):
+    assert config.available_cpus(tmp_path, NO_PROC) == len(os.sched_getaffinity(0))
+
+
+def test_env_var_overrides_the_thread_count(monkeypatch):
+    monkeypatch.setenv("MINIEAGER_NUM_THREADS", "3")
+    assert config.default_num_threads() == 3
+    monkeypatch.delenv("MINIEAGER_NUM_THREADS")
+    assert config.default_num_threads() == config.available_cpus()
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "two", ""])
+def test_bad_env_var_is_an_error(monkeypatch, bad):
+    monkeypatch.setenv("MINIEAGER_NUM_THREADS", bad)
+    with pytest.raises(ValueError, match="MINIEAGER_NUM_THREADS"):
+        config.default_num_threads()
+
+
+# ----------------------------------------------------------------------------- thread settings
+
+@pytest.fixture
+def restore_threads(monkeypatch):
+    numba_before = numba.get_num_threads()
+    monkeypatch.setattr(config, "_num_threads", None)
+    monkeypatch.setattr(config, "_blas_limits", None)
+    yield
+    if config._blas_limits is not None:
+        config._blas_limits.restore_original_limits()
+    numba.set_num_threads(numba_before)
+
+
+def test_set_num_threads_reaches_numba_and_blas(restore_threads):
+    np.dot(np.ones((2, 2)), np.ones((2, 2)))  # make sure NumPy's BLAS is loaded
+    config.set_num_threads(1)
+    assert config.get_num_threads() == 1
+    assert numba.get_num_threads() == 1
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas and all(lib["num_threads"] == 1 for lib in blas)
+
+
+def test_set_num_threads_rejects_more_than_numbas_pool(restore_threads):
+    pool = numba.config.NUMBA_NUM_THREADS
+    config.set_num_threads(pool)
+    assert numba.get_num_threads() == pool
+    for bad in (0, pool + 1):
+        with pytest.raises(ValueError, match="pool size"):
+            config.set_num_threads(bad)
+    assert config.get_num_threads() == pool
+
+
+def test_get_num_threads_defaults_to_the_usable_cpus(restore_threads):
+    assert config.get_num_threads() == min(config.default_num_threads(),
+                                           numba.config.NUMBA_NUM_THREADS)
+
+
+def run_python(code, **env):
+    """Run `code` in a fresh interpreter (numba reads its settings once, on import)."""
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith(("NUMBA_", "MINIEAGER_", "OMP_", "OPENBLAS_", "MKL_"))}
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, **env},
+                         capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_configure_environment_sizes_numbas_pool_before_it_loads():
+    # Also catches minieager/__init__.py importing numba before calling configure_environment.
+    code = ("import os, minieager.config as c; c.configure_environment(); import numba; "
+            "print(numba.config.NUMBA_NUM_THREADS, os.environ['OPENBLAS_NUM_THREADS'])")
+    assert run_python(code, MINIEAGER_NUM_THREADS="1") == ["1", "1"]
+
+
+def test_importing_config_loads_nothing_heavy():
+    code = ("import importlib.util, sys; "
+            f"spec = importlib.util.spec_from_file_location('cfg', {config.__file__!r}); "
+            "spec.loader.exec_module(importlib.util.module_from_spec(spec)); "
+            "print(*sorted({'numba', 'numpy', 'threadpoolctl'} & set(sys.modules)) or ['none'])")
+    assert run_python(code) == ["none"]
+
+
+# ----------------------------------------------------------------------------- numba cache
+
+@pytest.fixture
+def cache_env(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return tmp_path / "xdg" / "minieager" / "numba"
+
+
+def test_cache_dir_moves_out_of_a_read_only_package(tmp_path, cache_env):
+    package = tmp_path / "site-packages" / "minieager"
+    package.mkdir(parents=True)
+    package.chmod(0o555)
+    try:
+        if os.access(package, os.W_OK):
+            pytest.skip("running as root: chmod cannot make a folder read-only")
+        assert config.numba_cache_dir(package) == str(cache_env)
+    finally:
+        package.chmod(0o755)
+
+
+def test_cache_dir_stays_default_for_a_writable_package(tmp_path, cache_env):
+    assert config.numba_cache_dir(tmp_path) is None
+
+
+def test_unwritable_package_uses_home_cache_without_xdg(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    # A folder that does not exist is unwritable even for root.
+    assert config.numba_cache_dir(tmp_path / "missing") == str(
+        tmp_path / ".cache" / "minieager" / "numba")
+
+
+def test_explicit_numba_cache_dir_wins(tmp_path, cache_env, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert config.numba_cache_dir(tmp_path / "missing") is None
+
+
+def test_configure_environment_sets_the_cache_dir(tmp_path, cache_env, monkeypatch):
+    for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)  # restored after the test
+    monkeypatch.setattr(config, "__file__", str(tmp_path / "missing" / "config.py"))
+    config.configure_environment()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(cache_env)
+    assert os.environ["OPENBLAS_NUM_THREADS"] == str(config.default_num_threads())
+
+
+# ----------------------------------------------------------------------------- devices
+
+def test_list_physical_devices_has_the_cpu():
+    devices = config.list_physical_devices()
+    assert devices[0] == config.PhysicalDevice("/physical_device:CPU:0", "CPU")
+    assert config.list_physical_devices("CPU") == devices[:1]
+    assert config.list_physical_devices("cpu") == devices[:1]
+
+
+def test_gpus_listed_match_num_gpus():
+    gpus = config.list_physical_devices("GPU")
+    assert len(gpus) == config.num_gpus()
+    assert [d.name for d in gpus] == [f"/physical_device:GPU:{i}" for i in range(len(gpus))]
+    assert len(config.list_physical_devices()) == 1 + len(gpus)
