@@ -28,4 +28,7 @@ def pack_sequence_as(structure, flat):
             return type(node)(items)
         return next(leaves)
 
-    return rebuild(structure)
+    try:
+        return rebuild(structure)
+    finally:
+        del rebuild   # it refers to itself: break that cycle so the leaves are freed now, not at the next gc

@@ -13,12 +13,14 @@ backwards it calls ``grad`` instead of differentiating the ops inside.
 import functools
 import inspect
 
+import numpy as np
+
 from .. import nest
 from ..engine import recording
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor
-from ..ops.creation import convert_to_tensor
+from ..ops.creation import convert_to_tensor, zeros_like
 from .variable import Variable
 
 
@@ -47,27 +49,30 @@ class VariableWatcher:
                 self.variables.append(t)
 
 
-def _check_grads(fn_name, what, grads, tensors):
+def _check_grads(fn_name, what, grads, tensors, names, output_shapes):
     grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
     if len(grads) != len(tensors):
         raise InvalidArgumentError(
             f"custom_gradient '{fn_name}': grad_fn returned {len(grads)} {what} gradient(s) but the function "
             f"has {len(tensors)} {what}(s). Return one gradient per {what} (None for no gradient).")
     checked = []
-    for i, (g, t) in enumerate(zip(grads, tensors)):
+    for i, (g, t, name) in enumerate(zip(grads, tensors, names)):
         if g is not None:
             g = convert_to_tensor(g, dtype=t.dtype) if not isinstance(g, Tensor) else g
-            try:
-                broadcast_ok = len(g.shape) >= len(t.shape) and all(
-                    a == b or a == 1 for a, b in zip(reversed(t.shape), reversed(g.shape)))
-            except TypeError:
-                broadcast_ok = False
-            if not broadcast_ok:
+            # The input's own shape, or an output's shape that the input was broadcast to (the tape sums it back).
+            if g.shape != t.shape and not (g.shape in output_shapes and _broadcasts_to(t.shape, g.shape)):
                 raise InvalidArgumentError(
-                    f"custom_gradient '{fn_name}': the gradient for {what} {i} has shape {tuple(g.shape)} but "
-                    f"that {what} has shape {tuple(t.shape)}.")
+                    f"custom_gradient '{fn_name}': the gradient for {what} {i} ('{name}') has shape "
+                    f"{tuple(g.shape)} but that {what} has shape {tuple(t.shape)}.")
         checked.append(g)
     return checked
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
 
 
 def custom_gradient(f):
@@ -86,13 +91,18 @@ def custom_gradient(f):
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
         with VariableWatcher() as watcher:
             result, grad_fn = f(*inputs, **kwargs)
-        variables = watcher.variables
+        # Variables passed in as arguments are inputs; grad_fn's `variables` are the ones it reads on its own.
+        variables = [v for v in watcher.variables if all(v is not x for x in inputs)]
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         # Fresh tensors for the outputs: the tape links them to the inputs through grad_fn alone.
         outputs = tuple(Tensor._from_array(r._value, r.device) for r in flat)
+        input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
+        output_shapes = [o.shape for o in outputs]
 
         def vjp(dy, *tensors, out):
             dys = dy if len(outputs) > 1 else [dy]
+            # An output the target does not use gets a zero gradient, as in TF (grad_fn never sees None).
+            dys = [zeros_like(o) if d is None else d for d, o in zip(dys, outputs)]
             if variables:
                 returned = grad_fn(*dys, variables=variables)
                 if not (isinstance(returned, (list, tuple)) and len(returned) == 2):
@@ -100,14 +110,14 @@ def custom_gradient(f):
                         f"custom_gradient '{f.__name__}': it reads variables, so grad_fn(dy, variables=...) must "
                         f"return (input_gradients, variable_gradients).")
                 input_grads, var_grads = returned
-                return (_check_grads(f.__name__, "input", input_grads, inputs)
-                        + _check_grads(f.__name__, "variable", var_grads, variables))
-            return _check_grads(f.__name__, "input", grad_fn(*dys), inputs)
+                return (_check_grads(f.__name__, "input", input_grads, inputs, input_names, output_shapes)
+                        + _check_grads(f.__name__, "variable", var_grads, variables,
+                                       [v.name for v in variables], output_shapes))
+            return _check_grads(f.__name__, "input", grad_fn(*dys), inputs, input_names, output_shapes)
 
-        input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
-        input_names += [v.name for v in variables]
-        op = CustomGradientOp(f.__name__, input_names, f"{f.__name__}({', '.join(input_names)})",
-                              [f"{f.__name__}'s grad_fn(dy) (custom gradient)"] * len(input_names),
+        all_names = input_names + [v.name for v in variables]
+        op = CustomGradientOp(f.__name__, all_names, f"{f.__name__}({', '.join(all_names)})",
+                              [f"{f.__name__}'s grad_fn(dy) (custom gradient)"] * len(all_names),
                               vjp=vjp, num_outputs=len(outputs))
         if recording.observers:
             recording.record(op, tuple(inputs) + tuple(variables), outputs, {})

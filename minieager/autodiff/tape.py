@@ -16,6 +16,7 @@ import warnings
 from .. import nest
 from ..engine import recording
 from ..engine.errors import InvalidArgumentError
+from ..engine.scope import current_scope
 from ..engine.tensor import Tensor
 from .backprop import backward
 from .variable import Variable
@@ -30,7 +31,7 @@ class UnconnectedGradients(enum.Enum):
 class TapeRecord:
     """One recorded op call: what ran, on which tensors, and the rule that differentiates it."""
 
-    __slots__ = ("index", "op", "inputs", "outputs", "attrs", "variable_versions")
+    __slots__ = ("index", "op", "inputs", "outputs", "attrs", "variable_versions", "scope")
 
     def __init__(self, index, op, inputs, outputs, attrs):
         self.index = index
@@ -39,6 +40,7 @@ class TapeRecord:
         self.outputs = outputs
         self.attrs = attrs
         self.variable_versions = tuple((t, t._version) for t in inputs if isinstance(t, Variable))
+        self.scope = current_scope()     # the layer running this op, e.g. "sequential/dense" ("" if none)
 
     op_name = property(lambda self: self.op.name, doc="The primitive's name, e.g. 'multiply'.")
     rule = property(lambda self: self.op.rule, doc="The gradient rule in words, one line per input.")
@@ -162,6 +164,10 @@ class GradientTape:
                     f"({s!r}). Watch a tensor with tape.watch(x) and pass that tensor.")
         return flat
 
+    def _watched_only(self, sources):
+        # A source this tape never watched (nor computed) has no gradient, even if a recorded op read it.
+        return [s for s in sources if s._id in self._watched_ids]
+
     def _check_usable(self):
         if self._used:
             raise RuntimeError(
@@ -178,8 +184,12 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise TypeError(f"tape.gradient: the target must be a Tensor, got {type(t).__name__}.")
         target_grads = self._output_gradients(targets, output_gradients)
-        with self.stop_recording():
-            grads = backward(self._records, targets, target_grads, flat_sources)
+        if self._recording and not self._persistent:
+            self._recording = False     # as in TF: a used non-persistent tape records nothing more
+        # Called inside its own context, a persistent tape records the backward ops (as TF does), so it
+        # can differentiate this gradient again; otherwise the backward pass is not recorded on this tape.
+        with contextlib.nullcontext() if self._recording else self.stop_recording():
+            grads = backward(self._records, targets, target_grads, self._watched_only(flat_sources))
         if not self._persistent:
             self._used = True
             self._records = []      # frees every intermediate nothing else holds
@@ -223,7 +233,7 @@ class GradientTape:
         for i in range(n):
             onehot = creation.one_hot_flat(i, n, target.shape, target.dtype)
             with self.stop_recording():
-                grads = backward(self._records, [target], [onehot], [source])
+                grads = backward(self._records, [target], [onehot], self._watched_only([source]))
             g = grads.get(source._id)
             if g is None:
                 if UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.NONE:

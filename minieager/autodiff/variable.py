@@ -26,6 +26,13 @@ def _unique_name(base):
     return f"{base}:0" if n == 0 else f"{base}_{n}:0"
 
 
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
+
+
 class Variable(Tensor):
     """A mutable tensor: ``v = me.Variable(1.0); v.assign_add(2.0)``."""
 
@@ -35,6 +42,10 @@ class Variable(Tensor):
         from ..ops.creation import convert_to_tensor
         if callable(initial_value):          # Keras initializers pass a thunk
             initial_value = initial_value()
+        if dtype is not None and not isinstance(initial_value, Tensor):
+            # Straight to the requested dtype: Variable(0.1, dtype=float64) must not pass through float32.
+            from ..ops.creation import constant
+            initial_value = constant(initial_value, dtype=dtype)
         value = convert_to_tensor(initial_value)
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
             from ..ops.elementwise import cast
@@ -63,28 +74,43 @@ class Variable(Tensor):
     value = read_value
 
     # ---- changing the value -------------------------------------------------------------
-    def assign(self, value, read_value=True):
-        """Replace the value (same shape and dtype). Returns the variable."""
+    def _checked(self, value, method, broadcast=False):
+        """``value`` as a tensor of this variable's dtype and shape (or one that broadcasts to it)."""
         from ..ops.creation import convert_to_tensor
         new = convert_to_tensor(value, dtype=self._dtype if not isinstance(value, Tensor) else None)
         if new.dtype != self._dtype:
             raise InvalidArgumentError(
-                f"assign to Variable '{self._name}': the value has dtype {new.dtype.name} but the variable "
+                f"{method} to Variable '{self._name}': the value has dtype {new.dtype.name} but the variable "
                 f"is {self._dtype.name}. Cast it first: me.cast(value, me.{self._dtype.name}).")
-        if new.shape != self.shape:
+        if new.shape != self.shape and not (broadcast and _broadcasts_to(new.shape, self.shape)):
             raise InvalidArgumentError(
-                f"assign to Variable '{self._name}': the value has shape {tuple(new.shape)} but the variable "
+                f"{method} to Variable '{self._name}': the value has shape {tuple(new.shape)} but the variable "
                 f"has shape {tuple(self.shape)}. A variable's shape never changes.")
+        return new
+
+    def _snapshot(self):
+        # The current value as a plain Tensor: an update is not an op on the variable for tapes to record.
+        return Tensor._from_array(self._value, self._device)
+
+    def _set(self, array):
         # A new array, not an in-place write: tensors read from the old value stay unchanged.
-        self._value = np.array(new._value, copy=True)
+        self._value = np.array(array, copy=True)
         self._version += 1
         return self
 
+    def assign(self, value, read_value=True):
+        """Replace the value (same shape and dtype). Returns the variable."""
+        return self._set(self._checked(value, "assign")._value)
+
     def assign_add(self, delta, read_value=True):
-        return self.assign(self + delta)
+        """``v.assign(v + delta)`` (delta of the variable's dtype and shape). Returns the variable."""
+        from ..ops.elementwise import add
+        return self._set(add(self._snapshot(), self._checked(delta, "assign_add", broadcast=True))._value)
 
     def assign_sub(self, delta, read_value=True):
-        return self.assign(self - delta)
+        """``v.assign(v - delta)`` (delta of the variable's dtype and shape). Returns the variable."""
+        from ..ops.elementwise import subtract
+        return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub", broadcast=True))._value)
 
     def _no_inplace(self, op, method):
         raise TypeError(
