@@ -1,4 +1,8 @@
-"""``me.nn``: neural-network functions (activations, softmax, cross-entropy, conv2d, pooling, dropout)."""
+"""``me.nn``: neural-network functions (activations, softmax, cross-entropy, conv2d, pooling, dropout).
+
+The Keras-style pieces live in submodules: ``layers``, ``models``, ``optimizers``, ``losses``,
+``metrics``, ``initializers`` (exported at the top level as ``me.layers``, ``me.Model``, ...).
+"""
 from ..ops.elementwise import leaky_relu, relu, sigmoid, softplus, tanh  # noqa: F401
 from ..ops.nn import (  # noqa: F401
     avg_pool2d, conv2d, dropout, log_softmax, max_pool2d, softmax, softmax_cross_entropy_with_logits,

@@ -1,0 +1,11 @@
+"""``me.keras``: the ``tf.keras`` names the guide uses, pointing at minieager's own pieces.
+
+``me.keras.layers.Dense`` is ``me.layers.Dense``, ``me.keras.Sequential`` is ``me.Sequential``, and so on.
+"""
+from types import SimpleNamespace
+
+from .nn import activations, initializers, layers, losses, metrics, optimizers  # noqa: F401
+from .nn.layers.base import clear_session
+from .nn.models import Model, Sequential  # noqa: F401
+
+backend = SimpleNamespace(clear_session=clear_session)

@@ -1,0 +1,276 @@
+"""``me.layers.Layer``: the base class of every layer and model.
+
+A layer owns its variables. Subclasses create them in ``build(input_shape)``, which runs once,
+on the first call, so their shapes can follow the input; ``call(inputs, training=None)`` is the
+forward pass. Calling a layer is ordinary eager code: its ops run at once and record on any
+open GradientTape.
+
+Attributes that hold layers, variables, optimizers or metrics (or lists/dicts of them) are
+tracked as they are assigned, which gives ``variables`` and ``_checkpoint_dependencies()``
+(the object graph a Checkpoint walks) without any global collection.
+"""
+import collections
+import inspect
+import itertools
+import re
+
+import numpy as np
+
+from ... import nest
+from ...autodiff.variable import Variable, _name_counts as variable_names
+from ...engine import dtypes
+from ...engine.errors import InvalidArgumentError
+from ...engine.scope import name_scope
+from ...engine.tensor import Tensor, TensorShape
+from ...ops.creation import convert_to_tensor, zeros
+from ...ops.elementwise import cast
+from .. import initializers
+
+_name_counts = collections.defaultdict(itertools.count)
+_training = [None]          # the training flag of the enclosing layer call, inherited by sublayers
+_takes_training = {}        # call function -> whether it accepts a ``training`` argument
+
+
+def clear_session():
+    """Restart layer and variable names ("dense", "dense/kernel:0" ...), as ``tf.keras.backend.clear_session``."""
+    _name_counts.clear()
+    variable_names.clear()
+
+
+def _snake_case(name):
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def _unique_name(base):
+    n = next(_name_counts[base])
+    return base if n == 0 else f"{base}_{n}"
+
+
+def _accepts_training(fn):
+    if fn not in _takes_training:
+        params = inspect.signature(fn).parameters
+        _takes_training[fn] = "training" in params or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return _takes_training[fn]
+
+
+def _is_trackable(value):
+    return isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies")
+
+
+def _flatten_trackables(name, value):
+    """(path, object) for each trackable in ``value``; lists and dicts add their index or key."""
+    if _is_trackable(value):
+        yield name, value
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _flatten_trackables(f"{name}/{i}", item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten_trackables(f"{name}/{key}", item)
+
+
+def _shape_text(shape):
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+class InputSpec:
+    """What a layer accepts: an exact rank (``ndim``) or a minimum one, and fixed axis sizes."""
+
+    def __init__(self, ndim=None, min_ndim=None, axes=None):
+        self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
+
+    def describe(self):
+        if self.ndim is None:
+            last = [self.axes.get(-1)] if -1 in self.axes else []
+            return "(" + ", ".join(["..."] + [str(d) for d in last]) + ")"
+        shape = [None] * self.ndim
+        for axis, size in self.axes.items():
+            shape[axis] = size
+        return _shape_text(shape)
+
+    def check(self, layer, shape):
+        rank = len(shape)
+        if (self.ndim is not None and rank != self.ndim) or (self.min_ndim is not None and rank < self.min_ndim):
+            want = f"rank {self.ndim}" if self.ndim is not None else f"rank >= {self.min_ndim}"
+            raise InvalidArgumentError(
+                f'Layer "{layer.name}" ({type(layer).__name__}) expects inputs of {want}, shape '
+                f"{self.describe()}, but got shape {_shape_text(shape)} (rank {rank}).")
+        for axis, size in self.axes.items():
+            if shape[axis] != size:
+                raise InvalidArgumentError(
+                    f'Layer "{layer.name}" ({type(layer).__name__}) was built for inputs of shape '
+                    f"{self.describe()} but got shape {_shape_text(shape)}: axis {axis} has size "
+                    f"{shape[axis]}, expected {size}.")
+
+
+class Layer:
+    """Base class for layers: override ``build(input_shape)`` and ``call(inputs, training=None)``.
+
+    trainable    False freezes every variable of the layer (and of its sublayers)
+    name         default: the class name in snake_case, made unique ("dense", "dense_1", ...)
+    dtype        the dtype of the variables; floating inputs are cast to it (default float32)
+    input_shape  the shape of one example, for the first layer of a Sequential
+    """
+
+    input_spec = None
+
+    def __init__(self, trainable=True, name=None, dtype=None, input_shape=None, batch_input_shape=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments: {', '.join(kwargs)}.")
+        if input_shape is not None and batch_input_shape is None:
+            batch_input_shape = (None,) + tuple(input_shape)
+        self.__dict__.update(
+            _tracked=self.__dict__.get("_tracked", []),   # attribute names holding trackables, in order
+            _weights=[],                                   # (name, Variable) made by add_weight
+            _output_shape=None,                            # for summary(): (None, ...) or "multiple"
+            _batch_input_shape=None if batch_input_shape is None else tuple(batch_input_shape),
+            _deferred_restorer=None,                       # set by a Checkpoint restoring before build
+            _name=name or _unique_name(_snake_case(type(self).__name__)),
+            _dtype=dtypes.as_dtype(dtype or dtypes.float32),
+            built=False,
+            trainable=bool(trainable))
+
+    name = property(lambda self: self._name)
+    dtype = property(lambda self: self._dtype)
+
+    # ---- attribute tracking -----------------------------------------------------------
+    def __setattr__(self, name, value):
+        tracked = self.__dict__.setdefault("_tracked", [])
+        if _is_trackable(value) or isinstance(value, (list, tuple, dict)):
+            if name not in tracked:
+                tracked.append(name)
+        elif name in tracked:
+            tracked.remove(name)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name in self._tracked:
+            self._tracked.remove(name)
+        object.__delattr__(self, name)
+
+    def _tracked_items(self):
+        """(path, object) for every trackable held in an attribute, in assignment order."""
+        for attr in self._tracked:
+            yield from _flatten_trackables(attr, self.__dict__.get(attr))
+
+    def _checkpoint_dependencies(self):
+        """The children a Checkpoint saves: [(name, object)], own weights first, each object once."""
+        seen, deps = set(), []
+        for name, obj in itertools.chain(self._weights, self._tracked_items()):
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                deps.append((name, obj))
+        return deps
+
+    def _on_build(self):
+        """Called once the weights exist: lets a pending checkpoint restore them (delayed restoration)."""
+        if self._deferred_restorer is not None:
+            self._deferred_restorer(self)
+
+    # ---- weights ------------------------------------------------------------------------
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, trainable=True, **kwargs):
+        """Create a variable owned by this layer (named "layer_name/name:0")."""
+        dtype = dtypes.as_dtype(dtype or self._dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype)
+        variable = Variable(value, trainable=trainable, name=f"{self._name}/{name or 'weight'}", dtype=dtype)
+        self._weights.append((name or f"weight_{len(self._weights)}", variable))
+        return variable
+
+    add_variable = add_weight    # the TF 1 spelling the guide uses
+
+    def _sublayers(self):
+        seen = []
+        for _, obj in self._tracked_items():
+            if isinstance(obj, Layer) and all(obj is not s for s in seen):
+                seen.append(obj)
+        return seen
+
+    def _collect(self, trainable, out, seen, frozen=False):
+        """Walk this layer and its sublayers once each, adding variables whose trainability matches."""
+        frozen = frozen or not self.trainable
+        owned = [v for _, v in self._weights] + [v for _, v in self._tracked_items() if isinstance(v, Variable)]
+        for v in owned:
+            if id(v) not in seen and (v.trainable and not frozen) == trainable:
+                seen.add(id(v))
+                out.append(v)
+        for layer in self._sublayers():
+            layer._collect(trainable, out, seen, frozen)
+        return out
+
+    @property
+    def trainable_variables(self):
+        return self._collect(True, [], set())
+
+    @property
+    def non_trainable_variables(self):
+        return self._collect(False, [], set())
+
+    @property
+    def variables(self):
+        """Every variable, trainable ones first, each once (a reused layer's are listed once)."""
+        return self.trainable_variables + self.non_trainable_variables
+
+    weights, trainable_weights, non_trainable_weights = variables, trainable_variables, non_trainable_variables
+
+    def count_params(self):
+        return int(sum(v.shape.num_elements() for v in self.variables))
+
+    # ---- building and calling -------------------------------------------------------------
+    def build(self, input_shape):
+        """Create the variables, knowing the input's shape. Runs once, before the first call."""
+
+    def call(self, inputs, training=None):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape`` (None for unknown sizes), found by a trial call."""
+        trial = zeros([1 if d is None else d for d in input_shape], self._dtype)
+        return TensorShape((input_shape[0],) + tuple(self(trial).shape[1:]))
+
+    def _build_for(self, input_shape):
+        with name_scope(self._name):
+            self.build(input_shape)
+        self.built = True
+        self._on_build()
+
+    def _prepare(self, inputs):
+        if isinstance(inputs, (np.ndarray, np.generic, list, float, int)):
+            inputs = convert_to_tensor(inputs)
+        if isinstance(inputs, Tensor):
+            if inputs._dtype is not self._dtype and inputs._dtype.is_floating and self._dtype.is_floating:
+                inputs = cast(inputs, self._dtype)
+            if self.input_spec is not None:
+                self.input_spec.check(self, inputs.shape)
+        return inputs
+
+    def __call__(self, inputs, *args, training=None, **kwargs):
+        inputs = self._prepare(inputs)
+        if not self.built:
+            self._build_for(inputs.shape if isinstance(inputs, Tensor) else
+                            nest.pack_sequence_as(inputs, [t.shape for t in nest.flatten(inputs)]))
+        if training is None:
+            training = _training[-1]
+        if _accepts_training(type(self).call):
+            kwargs["training"] = training
+        _training.append(training)
+        try:
+            with name_scope(self._name):
+                outputs = self.call(inputs, *args, **kwargs)
+        finally:
+            _training.pop()
+        if isinstance(outputs, Tensor):
+            self._note_output_shape((None,) + tuple(outputs.shape[1:]))
+        return outputs
+
+    def _note_output_shape(self, shape):
+        if self._output_shape is None:
+            self.__dict__["_output_shape"] = shape
+        elif self._output_shape != shape:
+            self.__dict__["_output_shape"] = "multiple"
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self._name!r} built={self.built}>"

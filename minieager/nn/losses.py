@@ -1,0 +1,149 @@
+"""``me.losses``: each loss is the mean over the batch, a scalar, as the guide's ``tf.losses`` return.
+
+The functions take the labels first, as TF 1 does (``sparse_softmax_cross_entropy(labels, logits)``).
+For ``model.compile(loss=...)`` there are Keras-style objects and names too:
+``SparseCategoricalCrossentropy(from_logits=True)``, "sparse_categorical_crossentropy", "mse", ...
+"""
+from ..engine.errors import InvalidArgumentError
+from ..ops import elementwise as ew
+from ..ops import nn as nn_ops
+from ..ops.creation import convert_to_tensor
+from ..ops.indexing import one_hot
+from ..ops.reductions import reduce_mean, reduce_sum
+from ..ops.shape import reshape
+
+_EPSILON = 1e-7     # keeps log() finite for probabilities of exactly 0 or 1 (Keras' epsilon)
+
+
+def _float_labels(labels, like):
+    labels = convert_to_tensor(labels)
+    return labels if labels.dtype is like.dtype else ew.cast(labels, like.dtype)
+
+
+def mean_squared_error(labels, predictions):
+    """mean((labels - predictions)^2) over every element."""
+    predictions = convert_to_tensor(predictions)
+    return reduce_mean(ew.square(ew.subtract(predictions, _float_labels(labels, predictions))))
+
+
+def sparse_softmax_cross_entropy(labels, logits):
+    """Cross-entropy of integer class ``labels`` (batch,) against ``logits`` (batch, classes), averaged."""
+    logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
+    if labels.ndim == 2 and labels.shape[1] == 1 and logits.ndim == 2:
+        labels = reshape(labels, (-1,))    # Keras-style (batch, 1) labels
+    return reduce_mean(nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+
+
+def softmax_cross_entropy(onehot_labels, logits):
+    """Cross-entropy of one-hot (or probability) labels against ``logits`` (batch, classes), averaged."""
+    logits = convert_to_tensor(logits)
+    return reduce_mean(nn_ops.softmax_cross_entropy_with_logits(
+        labels=_float_labels(onehot_labels, logits), logits=logits))
+
+
+def binary_crossentropy(labels, logits_or_probs, from_logits=False):
+    """Mean binary cross-entropy of 0/1 labels against logits (from_logits=True) or probabilities."""
+    x = convert_to_tensor(logits_or_probs)
+    z = _float_labels(labels, x)
+    if from_logits:   # max(x, 0) - x z + log(1 + exp(-|x|)): no overflow for any x
+        per_element = ew.add(ew.subtract(ew.relu(x), ew.multiply(x, z)), ew.log1p(ew.exp(ew.negative(ew.abs(x)))))
+    else:
+        p = ew.clip_by_value(x, _EPSILON, 1 - _EPSILON)
+        per_element = ew.negative(ew.add(ew.multiply(z, ew.log(p)),
+                                         ew.multiply(ew.subtract(1.0, z), ew.log(ew.subtract(1.0, p)))))
+    return reduce_mean(per_element)
+
+
+def _probabilities_xent(onehot, probs):
+    """Cross-entropy from probabilities (a softmax output): -sum(labels * log(probs)), averaged."""
+    p = ew.clip_by_value(probs, _EPSILON, 1 - _EPSILON)
+    return reduce_mean(ew.negative(reduce_sum(ew.multiply(onehot, ew.log(p)), axis=-1)))
+
+
+# ---- Keras-style loss objects: ``loss(y_true, y_pred)`` -> scalar ---------------------------------
+class Loss:
+    """A loss for ``model.compile``: called as ``loss(y_true, y_pred)``, returning the batch mean."""
+
+    name = "loss"
+
+    def __call__(self, y_true, y_pred):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class MeanSquaredError(Loss):
+    name = "mean_squared_error"
+
+    def __call__(self, y_true, y_pred):
+        return mean_squared_error(y_true, y_pred)
+
+
+class SparseCategoricalCrossentropy(Loss):
+    """Integer labels against logits (from_logits=True) or softmax probabilities (the default, as in Keras)."""
+
+    name = "sparse_categorical_crossentropy"
+
+    def __init__(self, from_logits=False):
+        self.from_logits = from_logits
+
+    def __call__(self, y_true, y_pred):
+        if self.from_logits:
+            return sparse_softmax_cross_entropy(y_true, y_pred)
+        y_pred = convert_to_tensor(y_pred)
+        labels = reshape(convert_to_tensor(y_true), (-1,))
+        return _probabilities_xent(one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype), y_pred)
+
+    def __repr__(self):
+        return f"SparseCategoricalCrossentropy(from_logits={self.from_logits})"
+
+
+class CategoricalCrossentropy(Loss):
+    """One-hot labels against logits (from_logits=True) or softmax probabilities (the default)."""
+
+    name = "categorical_crossentropy"
+
+    def __init__(self, from_logits=False):
+        self.from_logits = from_logits
+
+    def __call__(self, y_true, y_pred):
+        if self.from_logits:
+            return softmax_cross_entropy(y_true, y_pred)
+        y_pred = convert_to_tensor(y_pred)
+        return _probabilities_xent(_float_labels(y_true, y_pred), y_pred)
+
+    def __repr__(self):
+        return f"CategoricalCrossentropy(from_logits={self.from_logits})"
+
+
+class BinaryCrossentropy(Loss):
+    name = "binary_crossentropy"
+
+    def __init__(self, from_logits=False):
+        self.from_logits = from_logits
+
+    def __call__(self, y_true, y_pred):
+        return binary_crossentropy(y_true, y_pred, from_logits=self.from_logits)
+
+    def __repr__(self):
+        return f"BinaryCrossentropy(from_logits={self.from_logits})"
+
+
+_BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
+            "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+            "categorical_crossentropy": CategoricalCrossentropy, "binary_crossentropy": BinaryCrossentropy}
+
+
+def get(identifier):
+    """A loss from a Keras name ("mse", "sparse_categorical_crossentropy", ...), a Loss, or a function."""
+    if isinstance(identifier, str):
+        try:
+            return _BY_NAME[identifier.lower()]()
+        except KeyError:
+            raise InvalidArgumentError(
+                f"Unknown loss {identifier!r}. Known names: {', '.join(sorted(_BY_NAME))}, or pass a "
+                f"function loss(y_true, y_pred).") from None
+    if callable(identifier):
+        return identifier
+    raise InvalidArgumentError(f"A loss must be a name or a callable, got {identifier!r}.")

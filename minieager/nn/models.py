@@ -1,0 +1,120 @@
+"""``me.Model`` (subclass it) and ``me.Sequential`` (a stack of layers).
+
+A Model is a Layer that holds layers: its ``variables`` are theirs, each once, in the order the
+layers were assigned. ``compile``/``fit``/``evaluate``/``predict`` (``nn/training.py``) are there
+for Keras-style training; a custom loop with a GradientTape works just as well.
+"""
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import TensorShape
+from . import training
+from .layers.base import Layer, _shape_text
+
+
+class Model(Layer):
+    """Subclass, create layers in ``__init__`` and write the forward pass in ``call``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.__dict__["_compiled"] = None
+
+    @property
+    def layers(self):
+        """The layers this model holds directly, in the order they were assigned."""
+        return self._sublayers()
+
+    def call(self, inputs, training=None):
+        raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs) (the forward pass).")
+
+    # ---- summary ------------------------------------------------------------------------
+    def summary(self, print_fn=print):
+        """Print each layer with its output shape and parameter count, then the totals."""
+        if not self.built:
+            raise InvalidArgumentError(
+                f'Model "{self.name}" has not been built yet, so its layers have no variables to count. Call it '
+                f"on a batch first, or give input_shape= to its first layer.")
+        names = [f" {layer.name} ({type(layer).__name__})" for layer in self.layers]
+        widths = (max([29] + [len(n) + 2 for n in names]), 26, 10)
+        rule = "_" * sum(widths)
+
+        def row(*cells):
+            return "".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
+
+        lines = [f'Model: "{self.name}"', rule, row(" Layer (type)", "Output Shape", "Param #"), "=" * sum(widths)]
+        for name, layer in zip(names, self.layers):
+            shape = layer._output_shape
+            shape = "?" if shape is None else shape if isinstance(shape, str) else _shape_text(shape)
+            lines.append(row(name, shape, layer.count_params()))
+        trainable = sum(v.shape.num_elements() for v in self.trainable_variables)
+        frozen = sum(v.shape.num_elements() for v in self.non_trainable_variables)
+        lines += ["=" * sum(widths), f"Total params: {trainable + frozen:,}", f"Trainable params: {trainable:,}",
+                  f"Non-trainable params: {frozen:,}", rule]
+        print_fn("\n".join(lines))
+
+    # ---- Keras-style training -----------------------------------------------------------
+    def compile(self, optimizer="adam", loss=None, metrics=None):
+        """Choose the optimizer, loss and metrics that ``fit`` and ``evaluate`` use."""
+        self.optimizer, self.__dict__["_compiled"] = training.compile_parts(optimizer, loss, metrics)
+
+    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, validation_data=None, shuffle=True, seed=None):
+        """Train for ``epochs`` passes over (x, y) or a Dataset of (x, y) batches; returns a History."""
+        return training.fit(self, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed)
+
+    def evaluate(self, x=None, y=None, batch_size=32, verbose=0):
+        """The loss (and the compiled metrics: then a list [loss, metric, ...]) over (x, y)."""
+        return training.evaluate(self, x, y, batch_size, verbose)
+
+    def predict(self, x, batch_size=32, verbose=0):
+        """The model's outputs for x, computed batch by batch with training=False, as a NumPy array."""
+        return training.predict(self, x, batch_size, verbose)
+
+
+class Sequential(Model):
+    """A linear stack of layers: each one's output is the next one's input.
+
+    With ``input_shape=`` on the first layer the model builds at once (so ``summary()`` works
+    before any call); otherwise it builds on the first call.
+    """
+
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self.__dict__["_stack"] = []
+        for layer in layers or ():
+            self._append(layer)
+        self._build_if_shape_known()
+
+    def add(self, layer):
+        """Put ``layer`` on top of the stack."""
+        self._append(layer)
+        self._build_if_shape_known()
+
+    def _append(self, layer):
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential takes layers, got {type(layer).__name__}: {layer!r:.80}.")
+        self._stack.append(layer)
+
+    def _build_if_shape_known(self):
+        if self._stack and self._stack[0]._batch_input_shape is not None:
+            self.build(self._stack[0]._batch_input_shape)
+
+    def _tracked_items(self):
+        for i, layer in enumerate(self._stack):
+            yield f"layer-{i}", layer
+        yield from super()._tracked_items()
+
+    def build(self, input_shape=None):
+        """Build every layer for inputs of ``input_shape`` (batch first, None where unknown)."""
+        if input_shape is None:
+            return
+        shape = TensorShape(tuple(input_shape))
+        for layer in self._stack:
+            if not layer.built:
+                layer._build_for(shape)
+            shape = layer.compute_output_shape(shape)
+            layer._note_output_shape((None,) + tuple(shape[1:]))
+        self.built = True
+
+    def call(self, inputs, training=None):
+        outputs = inputs
+        for layer in self._stack:
+            outputs = layer(outputs, training=training)
+        return outputs

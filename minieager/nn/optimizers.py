@@ -1,0 +1,302 @@
+"""``me.optimizers``: SGD, Adam, RMSprop, Adagrad (and the TF 1 ``me.train.*Optimizer`` spellings).
+
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+An update is bookkeeping, not part of the model: it must never be recorded on a tape. So each
+optimizer's arithmetic runs directly on the arrays (``_update``), allocating only the new values,
+and hands them to ``Variable.assign``. Per-variable state ("slots": momentum, Adam's m and v, ...)
+lives in non-trainable Variables, so a Checkpoint saves it with the optimizer.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from ..autodiff.tape import GradientTape
+from ..autodiff.variable import Variable
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor
+from ..ops.creation import convert_to_tensor
+
+_global_step = None
+
+
+def get_or_create_global_step():
+    """The global step: one int64, non-trainable Variable shared by the whole program, created at 0."""
+    global _global_step
+    if _global_step is None:
+        _global_step = Variable(np.int64(0), trainable=False, name="global_step")
+    return _global_step
+
+
+def get_global_step():
+    """The global step, or None if nothing has created it yet."""
+    return _global_step
+
+
+def reset_global_step():
+    """Forget the global step (the next get_or_create_global_step() starts a new one at 0)."""
+    global _global_step
+    _global_step = None
+
+
+def _store(variable, array):
+    variable.assign(Tensor._from_array(array, variable.device))
+
+
+class Optimizer:
+    """Base class. Subclasses name their slots in ``slot_names`` and implement ``_update``."""
+
+    slot_names = ()
+
+    def __init__(self, learning_rate, name):
+        self.learning_rate = float(learning_rate)
+        self.name = name
+        self.iterations = Variable(np.int64(0), trainable=False, name=f"{name}/iter")
+        self._slots = {}           # variable id -> {slot name: slot Variable}
+        self._slot_list = []       # (variable, slot name, slot Variable), in creation order
+
+    # ---- slots --------------------------------------------------------------------------
+    def _slots_for(self, var):
+        slots = self._slots.get(var._id)
+        if slots is None:
+            slots = self._slots[var._id] = {}
+            base = var.name.rsplit(":", 1)[0]
+            for slot_name in self.slot_names:
+                slot = Variable(self._slot_initial_value(var, slot_name), trainable=False,
+                                name=f"{base}/{self.name}/{slot_name}")
+                slots[slot_name] = slot
+                self._slot_list.append((var, slot_name, slot))
+        return slots
+
+    def _slot_initial_value(self, var, slot_name):
+        return np.zeros(var.shape, var.dtype.np_dtype)
+
+    def build(self, var_list):
+        """Create the slots of ``var_list`` now (they are otherwise made by the first update)."""
+        for var in var_list:
+            self._slots_for(var)
+
+    def get_slot(self, var, name):
+        """The slot Variable ``name`` (e.g. "m") kept for ``var``."""
+        try:
+            return self._slots[var._id][name]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"{type(self).__name__} has no slot {name!r} for variable '{var.name}'. Its slots are "
+                f"{list(self.slot_names)}, made on the first update of each variable.") from None
+
+    def get_slot_names(self):
+        return list(self.slot_names)
+
+    def variables(self):
+        """The optimizer's own state: ``iterations``, then every slot Variable in creation order."""
+        return [self.iterations] + [slot for _, _, slot in self._slot_list]
+
+    def _slot_variables(self):
+        """(primary variable, slot name, slot Variable) triples, for checkpoints to key slots by their variable."""
+        return list(self._slot_list)
+
+    def _checkpoint_dependencies(self):
+        return [("iter", self.iterations)] + [
+            (f"slot/{i}/{slot_name}", slot) for i, (_, slot_name, slot) in enumerate(self._slot_list)]
+
+    # ---- updates ------------------------------------------------------------------------
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Apply one update per (gradient, variable); None gradients are skipped with a warning."""
+        pairs = []
+        for grad, var in grads_and_vars:
+            if grad is None:
+                warnings.warn(f"{type(self).__name__}.apply_gradients: the gradient for variable '{var.name}' "
+                              f"is None (the loss does not depend on it), so it is not updated.", stacklevel=2)
+                continue
+            grad = convert_to_tensor(grad)
+            if grad._value.shape != var._value.shape or grad._dtype is not var._dtype:
+                raise InvalidArgumentError(
+                    f"{type(self).__name__}.apply_gradients: the gradient for variable '{var.name}' has shape "
+                    f"{tuple(grad.shape)} and dtype {grad.dtype.name}, but the variable has shape "
+                    f"{tuple(var.shape)} and dtype {var.dtype.name}.")
+            pairs.append((grad, var))
+        if not pairs:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.apply_gradients: no gradients were given for any variable (all were "
+                f"None). Check that the loss is computed from the variables inside the GradientTape.")
+        step = int(self.iterations._value) + 1
+        for grad, var in pairs:
+            self._update(var, grad._value, self._slots_for(var), step)
+        _store(self.iterations, np.array(step, np.int64))
+        if global_step is not None:
+            global_step.assign_add(1)
+        return self.iterations
+
+    def minimize(self, loss, var_list=None, global_step=None, name=None):
+        """Compute ``loss()`` under a tape and apply its gradients; returns the loss value.
+
+        With no ``var_list``, the trainable variables the loss read are updated.
+        """
+        if not callable(loss):
+            raise TypeError(
+                f"{type(self).__name__}.minimize: loss must be a function returning the loss (in eager "
+                f"execution the loss has to be recomputed under a tape), got a {type(loss).__name__}.")
+        with GradientTape() as tape:
+            value = loss()
+        if var_list is None:
+            var_list = [v for v in tape.watched_variables() if v.trainable]
+        var_list = list(var_list)
+        grads = tape.gradient(value, var_list)
+        self.apply_gradients(zip(grads, var_list), global_step=global_step)
+        return value
+
+    def _update(self, var, grad, slots, step):
+        """Assign ``var`` its new value from the gradient array ``grad`` (and update ``slots``)."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<{type(self).__name__} learning_rate={self.learning_rate} iterations={int(self.iterations._value)}>"
+
+
+class SGD(Optimizer):
+    """``w -= lr * g``; with momentum, ``v = momentum * v - lr * g; w += v`` (nesterov: ``w += momentum * v - lr * g``)."""
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
+        self.momentum, self.nesterov = float(momentum), bool(nesterov)
+        if self.momentum:
+            self.slot_names = ("momentum",)
+        super().__init__(learning_rate, name)
+
+    def _update(self, var, grad, slots, step):
+        step_size = np.multiply(grad, -self.learning_rate)        # -lr * g
+        if not self.momentum:
+            step_size += var._value
+            _store(var, step_size)
+            return
+        velocity = slots["momentum"]
+        new_velocity = np.multiply(velocity._value, self.momentum)
+        new_velocity += step_size
+        if self.nesterov:
+            step_size += new_velocity * self.momentum
+        else:
+            step_size = new_velocity.copy()
+        step_size += var._value
+        _store(velocity, new_velocity)
+        _store(var, step_size)
+
+
+class Adam(Optimizer):
+    """Adam with bias correction: ``m, v`` average g and g^2; ``w -= lr_t * m / (sqrt(v) + epsilon)``,
+    ``lr_t = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t)``."""
+
+    slot_names = ("m", "v")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):
+        super().__init__(learning_rate, name)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _update(self, var, grad, slots, step):
+        b1, b2 = self.beta_1, self.beta_2
+        lr_t = self.learning_rate * math.sqrt(1 - b2 ** step) / (1 - b1 ** step)
+        m = np.multiply(slots["m"]._value, b1)
+        scratch = np.multiply(grad, 1 - b1)
+        m += scratch
+        v = np.multiply(slots["v"]._value, b2)
+        np.multiply(grad, grad, out=scratch)
+        scratch *= 1 - b2
+        v += scratch
+        np.sqrt(v, out=scratch)
+        scratch += self.epsilon
+        np.divide(m, scratch, out=scratch)
+        scratch *= -lr_t
+        scratch += var._value
+        _store(slots["m"], m)
+        _store(slots["v"], v)
+        _store(var, scratch)
+
+
+class RMSprop(Optimizer):
+    """``ms = rho * ms + (1 - rho) * g^2; w -= lr * g / (sqrt(ms) + epsilon)`` (with momentum: through a velocity)."""
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, name="RMSprop"):
+        self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
+        self.slot_names = ("rms", "momentum") if self.momentum else ("rms",)
+        super().__init__(learning_rate, name)
+
+    def _update(self, var, grad, slots, step):
+        ms = np.multiply(slots["rms"]._value, self.rho)
+        scratch = np.multiply(grad, grad)
+        scratch *= 1 - self.rho
+        ms += scratch
+        np.sqrt(ms, out=scratch)
+        scratch += self.epsilon
+        np.divide(grad, scratch, out=scratch)
+        scratch *= self.learning_rate                      # the step: lr * g / (sqrt(ms) + eps)
+        _store(slots["rms"], ms)
+        if self.momentum:
+            velocity = np.multiply(slots["momentum"]._value, self.momentum)
+            velocity += scratch
+            _store(slots["momentum"], velocity)
+            scratch = velocity
+        _store(var, var._value - scratch)
+
+
+class Adagrad(Optimizer):
+    """``acc += g^2; w -= lr * g / (sqrt(acc) + epsilon)``; acc starts at ``initial_accumulator_value``."""
+
+    slot_names = ("accumulator",)
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad"):
+        super().__init__(learning_rate, name)
+        self.initial_accumulator_value, self.epsilon = float(initial_accumulator_value), float(epsilon)
+
+    def _slot_initial_value(self, var, slot_name):
+        return np.full(var.shape, self.initial_accumulator_value, var.dtype.np_dtype)
+
+    def _update(self, var, grad, slots, step):
+        acc = np.multiply(grad, grad)
+        acc += slots["accumulator"]._value
+        scratch = np.sqrt(acc)
+        scratch += self.epsilon
+        np.divide(grad, scratch, out=scratch)
+        scratch *= -self.learning_rate
+        scratch += var._value
+        _store(slots["accumulator"], acc)
+        _store(var, scratch)
+
+
+# ---- the TF 1 spellings the guide uses (me.train.*): the same optimizers, TF 1 argument names ----
+class GradientDescentOptimizer(SGD):
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(learning_rate, name=name)
+
+
+class MomentumOptimizer(SGD):
+    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+        super().__init__(learning_rate, momentum, use_nesterov, name=name)
+
+
+class AdamOptimizer(Adam):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"):
+        super().__init__(learning_rate, beta1, beta2, epsilon, name=name)
+
+
+class RMSPropOptimizer(RMSprop):
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False, name="RMSProp"):
+        super().__init__(learning_rate, decay, momentum, epsilon, name=name)
+
+
+class AdagradOptimizer(Adagrad):
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
+        super().__init__(learning_rate, initial_accumulator_value, name=name)
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+
+
+def get(identifier):
+    """An optimizer from a name ("adam", "sgd", "rmsprop", "adagrad", with default settings) or itself."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
+        return _BY_NAME[identifier.lower()]()
+    raise InvalidArgumentError(
+        f"Unknown optimizer {identifier!r}: pass an optimizer object or one of {', '.join(sorted(_BY_NAME))}.")
