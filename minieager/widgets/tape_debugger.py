@@ -1,0 +1,152 @@
+"""``TapeDebugger``: the anywidget that draws a GradientTape live and steps through backprop.
+
+The front-end (widgets/tape_debugger.js, shipped in ./static) holds the whole trace and steps
+by itself, so stepping needs no round trip to the kernel. Python sends a new trace when ops are
+recorded (at most every ``SYNC_INTERVAL_S`` while recording, so a long tape does not crawl,
+and once more when the cell finishes) and when ``backprop`` arms the stepper.
+"""
+import time
+import weakref
+
+import anywidget
+import traitlets
+
+from ..debugger import assets
+from ..debugger.html import save_html
+from ..debugger.svg import render
+from ..debugger.trace import DEFAULT_MAX_NODES, Trace, TraceError, error_trace, trace
+
+_live = weakref.WeakSet()      # debuggers whose tape may still be recording
+_hooked = False
+
+
+def _after_cell(*_):
+    for debugger in list(_live):
+        debugger._flush(final=True)
+
+
+def _hook_cells():
+    """Flush every live debugger after each notebook cell (the tape has no "closed" event)."""
+    global _hooked
+    if _hooked:
+        return
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.events.register("post_execute", _after_cell)
+        _hooked = True
+
+
+class _LiveTrace(traitlets.Instance):
+    """The ``trace`` trait: reading it first takes in any op recorded since the last sync."""
+
+    def get(self, obj, cls=None):
+        obj._flush()
+        return super().get(obj, cls)
+
+
+def _trace_to_json(value, widget):
+    return value.to_dict() if value is not None else {}
+
+
+class TapeDebugger(anywidget.AnyWidget):
+    """Draws ``tape`` as a graph while it records; ``backprop(target, sources)`` arms the stepper.
+
+        with me.GradientTape() as tape:
+            dbg = me.widgets.TapeDebugger(tape)     # or tape.debugger()
+            display(dbg)
+            y = me.reduce_sum(me.tanh(x @ w + b))
+        dbg.backprop(y, [w, b])
+
+    Synced state: ``trace`` (sent to the page as the dict of docs/trace-format.md), ``step``
+    (-1 before the first step), ``mode`` ("backward" or "forward") and ``selected`` (a node id).
+    """
+
+    _esm = assets.read("tape_debugger.js")
+    _css = assets.read("tape_debugger.css")
+    trace = _LiveTrace(Trace, allow_none=True).tag(sync=True, to_json=_trace_to_json)
+    step = traitlets.Int(-1).tag(sync=True)
+    mode = traitlets.Unicode("backward").tag(sync=True)
+    selected = traitlets.Unicode("").tag(sync=True)
+
+    SYNC_INTERVAL_S = 0.25
+
+    def __init__(self, tape, *, direction="LR", max_nodes=DEFAULT_MAX_NODES, hide_constants=False, **kwargs):
+        self._tape = tape
+        self._options = dict(direction=direction, max_nodes=max_nodes, hide_constants=hide_constants)
+        self._summaries = {}        # tensor values are summarised once, not on every redraw
+        self._dirty, self._laid_out, self._last_sync = False, False, 0.0
+        super().__init__(trace=self._build(layout=True), **kwargs)
+        tape._debuggers.append(self)
+        _live.add(self)
+        _hook_cells()
+
+    # ---- following the tape ----------------------------------------------------------------
+    def _on_record(self, record):
+        """Called by the tape for each op it records."""
+        self._dirty = True
+        if time.monotonic() - self._last_sync >= self.SYNC_INTERVAL_S:
+            self._flush()
+
+    def _build(self, layout, target=None, sources=None):
+        self._laid_out = layout
+        self._last_sync = time.monotonic()
+        return trace(self._tape, target, sources, layout=layout, _summaries=self._summaries, **self._options)
+
+    def _flush(self, final=False):
+        """Redraw if ops were recorded since the last sync; ``final`` also adds the Graphviz layout."""
+        if not (self._dirty or (final and not self._laid_out)):
+            return
+        self._dirty = False
+        try:
+            # While ops keep coming the page lays the graph out itself; Graphviz runs once at the end.
+            new = self._build(layout=final)
+        except TraceError:
+            return              # the tape was used up meanwhile: keep the last drawing
+        self.set_trait("trace", new)
+        self.step = -1
+
+    # ---- stepping ----------------------------------------------------------------------------
+    def backprop(self, target, sources):
+        """Arm the stepper: the backprop schedule of ``target`` with respect to ``sources``.
+
+        Like ``tape.gradient(target, sources)``, without using the tape up. Raises TraceError
+        (also shown in the widget) for a target not on the tape, a non-differentiable source or
+        a non-persistent tape already used.
+        """
+        self._flush()       # the graph so far, to show under an error message
+        try:
+            new = self._build(layout=True, target=target, sources=sources)
+        except (TraceError, TypeError) as e:
+            self.set_trait("trace", error_trace(str(e), base=self.trace))
+            raise
+        self.set_trait("trace", new)
+        self.step, self.mode, self.selected = -1, "backward", ""
+
+    # ---- static output -------------------------------------------------------------------
+    def to_svg(self, step=None, mode=None, builtin_layout=False):
+        """SVG text of step ``step`` (default: the one shown now)."""
+        return render(self.trace.to_dict(), step=self.step if step is None else step,
+                      mode=mode or self.mode, builtin_layout=builtin_layout)
+
+    def save_html(self, path):
+        """Write one self-contained HTML file that steps through this trace in any browser."""
+        return save_html(self.trace, path)
+
+    def __repr__(self):
+        # Deterministic (no address): nbval compares it in saved notebooks. The step is
+        # 1-based as in the widget's "step k / n" label; 0 means "not started".
+        tr = self.trace
+        return f"TapeDebugger(ops={tr.num_ops}, steps={tr.num_steps}, step={self.step + 1})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data["text/plain"] = repr(self)
+        # The picture for places without the widget (GitHub, nbconvert, VS Code): built-in
+        # layout, so that a saved output is the same on every machine.
+        data["text/html"] = self.to_svg(builtin_layout=True)
+        return data, metadata
