@@ -27,3 +27,7 @@ class FailedPreconditionError(MinieagerError, RuntimeError):
 
 class InternalError(MinieagerError, RuntimeError):
     """A bug in minieager itself. Please report it."""
+
+
+class DataLossError(MinieagerError, OSError):
+    """A file is truncated or corrupted (e.g. a damaged checkpoint)."""

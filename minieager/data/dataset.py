@@ -1,0 +1,476 @@
+"""``me.data.Dataset``: input pipelines, modelled on ``tf.data``.
+
+    ds = me.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000).batch(32)
+    for images, labels in ds:
+        ...
+
+A Dataset is a recipe: every ``for`` loop over it starts a fresh pass. Each transformation is a
+small class wrapping its input's Python iterator. Elements travel through the pipeline as NumPy
+arrays (alone, or in tuples and dicts) and become Tensors where you see them: when you iterate,
+and as the arguments of ``map`` and ``filter`` functions.
+
+The fast path: while a pipeline only picks and orders the rows of ``from_tensor_slices`` arrays
+(shuffle, repeat, take, skip, cache), it passes row *indices* along instead of rows, so ``batch``
+takes a whole batch with one slice per array instead of stacking rows one at a time.
+"""
+import itertools
+
+import numpy as np
+
+from .. import nest
+from ..engine import dtypes
+from ..engine.device import current_device
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor
+from ..ops import random as _random
+from ..ops.creation import constant
+
+# Cardinalities that are not a number of elements (tf.data.INFINITE_CARDINALITY / UNKNOWN_CARDINALITY).
+INFINITE, UNKNOWN = -1, -2
+
+
+# ---- converting elements ---------------------------------------------------------------
+def _map_structure(fn, structure):
+    """Apply ``fn`` to the leaves of nested tuples and dicts. Lists are leaves: as in TF, they are values."""
+    if isinstance(structure, dict):
+        return {key: _map_structure(fn, value) for key, value in structure.items()}
+    if isinstance(structure, tuple):
+        items = [_map_structure(fn, item) for item in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else tuple(items)
+    return fn(structure)
+
+
+def _to_array(value, dtype=None):
+    if isinstance(value, Tensor) and dtype is None:
+        return value._value
+    return constant(value, dtype=dtype)._value
+
+
+def _to_tensors(element):
+    return _map_structure(lambda a: Tensor._from_array(np.asarray(a), current_device()), element)
+
+
+def _call_with_element(fn, element):
+    """Call a map/filter function as TF does: a tuple's components become separate arguments."""
+    tensors = _to_tensors(element)
+    return fn(*tensors) if isinstance(tensors, tuple) else fn(tensors)
+
+
+class _Iterator:
+    """What ``iter(dataset)`` returns: yields Tensors (also as ``.next()``, for TF 1 code)."""
+
+    def __init__(self, elements):
+        self._elements = elements
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _to_tensors(next(self._elements))
+
+    next = __next__
+
+
+# ---- the base class --------------------------------------------------------------------
+class Dataset:
+    """A sequence of elements (tensors, or tuples and dicts of them) built from a source by transformations."""
+
+    # The from_tensor_slices source when this dataset's elements are some of its rows, reordered.
+    _rows = None
+
+    # -- sources
+    @staticmethod
+    def from_tensor_slices(tensors):
+        """One element per row (first-axis slice) of ``tensors``: an array, or a tuple/dict of arrays."""
+        return _Slices(tensors)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None):
+        """The values ``generator()`` yields (it is called again on each pass).
+
+        With ``output_types`` (a dtype, or a tuple/dict of them) values are converted to those dtypes and
+        checked against ``output_shapes`` (None for any size); without, Python numbers become float32/int32.
+        """
+        return _Generator(generator, output_types, output_shapes)
+
+    @staticmethod
+    def range(*args):
+        """``Dataset.range(5)`` -> 0, 1, 2, 3, 4 as int64 scalars (``range(start, stop, step)`` works too)."""
+        return _Slices(np.arange(*args, dtype=np.int64))
+
+    @staticmethod
+    def zip(datasets):
+        """Elements side by side: a tuple (or dict) of datasets gives tuples (or dicts); stops at the shortest."""
+        return _Zip(datasets)
+
+    # -- transformations
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+        """Shuffle with a buffer of ``buffer_size`` elements (the whole dataset when it is at least that long)."""
+        return _Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def batch(self, batch_size, drop_remainder=False):
+        """Stack ``batch_size`` consecutive elements into one (the last batch may be smaller)."""
+        return _Batch(self, batch_size, drop_remainder)
+
+    def repeat(self, count=None):
+        """The dataset ``count`` times over (forever when None)."""
+        return _Repeat(self, count)
+
+    def take(self, count):
+        """The first ``count`` elements (all of them for -1)."""
+        return _Take(self, count)
+
+    def skip(self, count):
+        """All but the first ``count`` elements (none for -1)."""
+        return _Skip(self, count)
+
+    def map(self, map_func, num_parallel_calls=None):
+        """``map_func`` applied to each element (a tuple's components are passed as separate arguments)."""
+        return _Map(self, map_func)
+
+    def filter(self, predicate):
+        """The elements for which ``predicate`` returns True (a bool or a scalar bool tensor)."""
+        return _Filter(self, predicate)
+
+    def cache(self):
+        """Remember the first complete pass in memory and replay it on later passes."""
+        return _Cache(self)
+
+    def prefetch(self, buffer_size):
+        """Accepted for TF compatibility; minieager runs the pipeline in the loop's own thread."""
+        return self
+
+    # -- using it
+    def __iter__(self):
+        return _Iterator(self._elements())
+
+    def __len__(self):
+        n = self._cardinality()
+        if n == INFINITE:
+            raise TypeError("The dataset is infinite (it repeats forever), so it has no len().")
+        if n == UNKNOWN:
+            raise TypeError("The dataset's length is unknown (it comes from a generator or a filter).")
+        return n
+
+    # -- what subclasses provide
+    def _elements(self):
+        """An iterator over the elements, as NumPy arrays in the element's structure."""
+        raise NotImplementedError
+
+    def _indices(self):
+        """When ``_rows`` is set: an iterator over the row indices this dataset yields."""
+        raise NotImplementedError
+
+    def _cardinality(self):
+        raise NotImplementedError
+
+
+# ---- sources ---------------------------------------------------------------------------
+class _Slices(Dataset):
+    def __init__(self, tensors):
+        arrays = _map_structure(_to_array, tensors)
+        self._structure = arrays
+        self._leaves = nest.flatten(arrays)
+        if any(leaf.ndim == 0 for leaf in self._leaves):
+            raise InvalidArgumentError("from_tensor_slices: cannot slice a scalar; every component needs a first axis.")
+        lengths = [len(leaf) for leaf in self._leaves]
+        if len(set(lengths)) > 1:
+            described = ", ".join(f"component {i} has {n}" for i, n in enumerate(lengths))
+            raise InvalidArgumentError(
+                f"from_tensor_slices: all components must have the same number of rows (first dimension), "
+                f"but {described}.")
+        self._n = lengths[0]
+        self._rows = self
+
+    def row(self, i):
+        return nest.pack_sequence_as(self._structure, [leaf[i] for leaf in self._leaves])
+
+    def gather(self, indices):
+        """Rows ``indices`` of every component: a slice (no copy) when they are consecutive."""
+        start = int(indices[0])
+        if len(indices) == 1 or np.all(np.diff(indices) == 1):
+            indices = slice(start, start + len(indices))
+        return nest.pack_sequence_as(self._structure, [leaf[indices] for leaf in self._leaves])
+
+    def _elements(self):
+        return map(self.row, range(self._n))
+
+    def _indices(self):
+        return iter(range(self._n))
+
+    def _cardinality(self):
+        return self._n
+
+
+class _Generator(Dataset):
+    def __init__(self, generator, output_types, output_shapes):
+        if not callable(generator):
+            raise TypeError("from_generator: pass the generator *function* (e.g. gen, not gen()), so that each "
+                            "pass over the dataset can start it again.")
+        self._generator, self._types, self._shapes = generator, output_types, output_shapes
+
+    def _elements(self):
+        for value in self._generator():
+            if self._types is None:
+                yield _map_structure(_to_array, value)
+            else:
+                yield _convert(value, self._types, self._shapes)
+
+    def _cardinality(self):
+        return UNKNOWN
+
+
+def _convert(value, types, shapes):
+    """``value`` as arrays of ``types`` (a dtype, or a tuple/dict of them), checked against ``shapes``."""
+    if isinstance(types, (tuple, dict)):
+        keys = list(types) if isinstance(types, dict) else range(len(types))
+        if not isinstance(value, type(types)) or len(value) != len(types):
+            raise InvalidArgumentError(
+                f"from_generator: the generator yielded {value!r:.80}, which does not have the structure of "
+                f"output_types {types!r}.")
+        parts = [_convert(value[k], types[k], None if shapes is None else shapes[k]) for k in keys]
+        return dict(zip(keys, parts)) if isinstance(types, dict) else tuple(parts)
+    array = _to_array(value, dtypes.as_dtype(types))
+    if shapes is not None and not _shape_matches(array.shape, shapes):
+        raise InvalidArgumentError(
+            f"from_generator: the generator yielded a value of shape {array.shape}, but output_shapes "
+            f"says {tuple(shapes)}.")
+    return array
+
+
+def _shape_matches(shape, expected):
+    expected = tuple(expected)
+    return len(shape) == len(expected) and all(e is None or e == s for s, e in zip(shape, expected))
+
+
+class _Zip(Dataset):
+    def __init__(self, datasets):
+        if not isinstance(datasets, (tuple, dict)):
+            raise TypeError("Dataset.zip takes a tuple (or dict) of datasets, e.g. Dataset.zip((a, b)).")
+        self._datasets = datasets
+
+    def _elements(self):
+        keys = list(self._datasets.keys()) if isinstance(self._datasets, dict) else range(len(self._datasets))
+        for parts in zip(*(self._datasets[k]._elements() for k in keys)):
+            yield dict(zip(keys, parts)) if isinstance(self._datasets, dict) else tuple(parts)
+
+    def _cardinality(self):
+        counts = [d._cardinality() for d in nest.flatten(self._datasets)]
+        finite = [n for n in counts if n >= 0]
+        if finite:
+            return min(finite)
+        return UNKNOWN if UNKNOWN in counts else INFINITE
+
+
+# ---- transformations that only pick and order elements (and so work on row indices too) -----------
+class _Reorder(Dataset):
+    def __init__(self, input_dataset):
+        self._input = input_dataset
+        self._rows = input_dataset._rows
+
+    def _elements(self):
+        return self._apply(self._input._elements)
+
+    def _indices(self):
+        return self._apply(self._input._indices)
+
+    def _apply(self, upstream):
+        """Transform the items of ``upstream()`` (a fresh iterator on each call)."""
+        raise NotImplementedError
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class _Take(_Reorder):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = int(count)
+
+    def _apply(self, upstream):
+        return itertools.islice(upstream(), None if self._count < 0 else self._count)
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return n
+        return self._count if n == INFINITE else min(n, self._count) if n >= 0 else UNKNOWN
+
+
+class _Skip(_Reorder):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = int(count)
+
+    def _apply(self, upstream):
+        if self._count < 0:
+            return iter(())
+        return itertools.islice(upstream(), self._count, None)
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return 0
+        return max(n - self._count, 0) if n >= 0 else n
+
+
+class _Repeat(_Reorder):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = None if count is None or count < 0 else int(count)
+
+    def _apply(self, upstream):
+        epochs = itertools.count() if self._count is None else range(self._count)
+        for _ in epochs:
+            empty = True
+            for item in upstream():     # a fresh pass each time, so an upstream shuffle reshuffles
+                empty = False
+                yield item
+            if empty:                   # repeating nothing forever would hang the loop
+                return
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n == 0 or self._count == 0:
+            return 0
+        if self._count is None:
+            return INFINITE if n != UNKNOWN else UNKNOWN
+        return n * self._count if n >= 0 else n
+
+
+class _Shuffle(_Reorder):
+    """TF's shuffle buffer: fill it, then repeatedly emit a random buffered element and put the next one in its place."""
+
+    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+        super().__init__(input_dataset)
+        if int(buffer_size) < 1:
+            raise InvalidArgumentError(f"shuffle: buffer_size must be at least 1, got {buffer_size}.")
+        self._buffer_size = int(buffer_size)
+        self._reshuffle = reshuffle_each_iteration
+        self._passes = 0
+        if seed is not None:
+            self._seed = [_random.get_seed() or 0, int(seed)]
+        else:
+            # Drawn from the global-seed stream: reproducible after me.random.set_seed, fresh otherwise.
+            self._seed = [int(_random._generator(None).integers(2 ** 63))]
+
+    def _apply(self, upstream):
+        rng = np.random.default_rng(self._seed + [self._passes] if self._reshuffle else self._seed)
+        self._passes += 1
+        return _shuffled(upstream(), self._buffer_size, rng)
+
+
+def _shuffled(items, buffer_size, rng):
+    draws = _uniforms(rng)
+    buffer = list(itertools.islice(items, buffer_size))
+    for item in items:
+        j = int(next(draws) * len(buffer))
+        yield buffer[j]
+        buffer[j] = item
+    while buffer:
+        j = int(next(draws) * len(buffer))
+        buffer[j], buffer[-1] = buffer[-1], buffer[j]
+        yield buffer.pop()
+
+
+def _uniforms(rng):
+    """Uniform [0, 1) floats drawn in blocks: one rng call per element would dominate the cost."""
+    while True:
+        yield from rng.random(1024).tolist()
+
+
+class _Cache(_Reorder):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        self._cached = {}
+
+    def _elements(self):
+        return self._replay("elements", self._input._elements)
+
+    def _indices(self):
+        return self._replay("indices", self._input._indices)
+
+    def _replay(self, kind, upstream):
+        if kind in self._cached:
+            yield from self._cached[kind]
+            return
+        seen = []
+        for item in upstream():
+            seen.append(item)
+            yield item
+        self._cached[kind] = seen       # only a complete pass is kept
+
+
+# ---- transformations that change elements ---------------------------------------------
+class _Map(Dataset):
+    def __init__(self, input_dataset, fn):
+        self._input, self._fn = input_dataset, fn
+
+    def _elements(self):
+        for element in self._input._elements():
+            yield _map_structure(_to_array, _call_with_element(self._fn, element))
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class _Filter(Dataset):
+    def __init__(self, input_dataset, predicate):
+        self._input, self._predicate = input_dataset, predicate
+
+    def _elements(self):
+        for element in self._input._elements():
+            keep = np.asarray(_call_with_element(self._predicate, element))
+            if keep.shape != () or keep.dtype != np.bool_:
+                raise InvalidArgumentError(
+                    f"filter: the predicate must return a scalar bool, got dtype {keep.dtype} and shape {keep.shape}.")
+            if keep:
+                yield element
+
+    def _cardinality(self):
+        return UNKNOWN
+
+
+class _Batch(Dataset):
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        if int(batch_size) < 1:
+            raise InvalidArgumentError(f"batch: batch_size must be at least 1, got {batch_size}.")
+        self._input, self._size, self._drop = input_dataset, int(batch_size), bool(drop_remainder)
+
+    def _elements(self):
+        rows = self._input._rows
+        if rows is not None:
+            return self._gathered(rows, self._input._indices())
+        return self._stacked(self._input._elements())
+
+    def _gathered(self, rows, indices):
+        while True:
+            chunk = np.fromiter(itertools.islice(indices, self._size), dtype=np.intp)
+            if len(chunk) == 0 or (self._drop and len(chunk) < self._size):
+                return
+            yield rows.gather(chunk)
+
+    def _stacked(self, elements):
+        while True:
+            chunk = list(itertools.islice(elements, self._size))
+            if not chunk or (self._drop and len(chunk) < self._size):
+                return
+            yield nest.pack_sequence_as(chunk[0], [_stack(parts, i) for i, parts in
+                                                   enumerate(zip(*map(nest.flatten, chunk)))])
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+
+def _stack(parts, component):
+    shapes = {np.shape(p) for p in parts}
+    if len(shapes) > 1:
+        first = np.shape(parts[0])
+        other = next(i for i, p in enumerate(parts) if np.shape(p) != first)
+        raise InvalidArgumentError(
+            f"batch: cannot stack elements of different shapes in component {component}: the first element has "
+            f"shape {first} and element {other} has shape {np.shape(parts[other])}.")
+    return np.stack(parts)
