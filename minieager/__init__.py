@@ -45,6 +45,9 @@ from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401
 from . import keras  # noqa: E402,F401
+from . import data, summary, train  # noqa: E402,F401
+from .data import datasets  # noqa: E402,F401
+from .train import Checkpoint  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.
 random_normal, random_uniform = random.normal, random.uniform
