@@ -230,9 +230,13 @@ class Tensor:
         return _ew.logical_xor(other, self)
 
     def __eq__(self, other):
+        if other is None:          # as in TensorFlow: `t == None` is False, not an elementwise op
+            return False
         return _ew.equal(self, other)
 
     def __ne__(self, other):
+        if other is None:
+            return True
         return _ew.not_equal(self, other)
 
     def __lt__(self, other):

@@ -6,6 +6,7 @@ Broadcasting: a VJP may return a gradient of the broadcast output shape; the tap
 to each input's shape (``autodiff/backprop.unbroadcast``).
 """
 from ..engine import dtypes
+from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from ._operands import check_broadcast, check_float, check_not_bool, operands
 from .creation import convert_to_tensor, ones_like, zeros_like
@@ -86,6 +87,11 @@ floormod = mod
 
 
 def pow(x, y, name=None):  # noqa: A001 (TF's name)
+    x, y = operands("pow", x, y)
+    if y.dtype.is_integer and y._value.size and y._value.min() < 0:
+        raise InvalidArgumentError(
+            "pow: integers to negative integer powers are not allowed (as in TensorFlow). "
+            "Cast to a float first, e.g. me.cast(x, me.float32) ** -1.")
     return _binary(_pow, x, y)
 
 

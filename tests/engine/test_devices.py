@@ -1,0 +1,82 @@
+"""Devices: the CPU under its several spellings, and a clear error where no GPU exists."""
+import pytest
+
+import minieager as me
+from minieager.engine.device import canonical_device, current_device
+
+InvalidArgumentError = me.errors.InvalidArgumentError
+NotFoundError = me.errors.NotFoundError
+
+no_gpu = pytest.mark.skipif(me.num_gpus() > 0, reason="this machine has a GPU")
+
+
+@pytest.mark.parametrize("name", ["/cpu:0", "cpu:0", "CPU:0", "/device:CPU:0", "cpu", "CPU", " /cpu:0 ",
+                                  "/job:localhost/replica:0/task:0/device:CPU:0"])
+def test_cpu_device_spellings(name):
+    with me.device(name) as placed:
+        assert placed == "/cpu:0"
+        t = me.constant([1.0]) * 2
+        assert t.device == "/cpu:0"
+    assert current_device() == "/cpu:0"
+
+
+@pytest.mark.parametrize("name, canonical", [("GPU", "/gpu:0"), ("gpu:1", "/gpu:1"), ("/device:GPU:0", "/gpu:0"),
+                                             ("/cpu:0", "/cpu:0")])
+def test_canonical_device_names(name, canonical):
+    assert canonical_device(name) == canonical
+
+
+def test_tensor_device_and_cpu():
+    t = me.constant([1, 2])
+    assert t.device == "/cpu:0"
+    assert t.cpu() is t
+
+
+@no_gpu
+def test_num_gpus_is_zero_and_only_the_cpu_is_listed():
+    assert me.num_gpus() == 0 and me.config.num_gpus() == 0
+    devices = me.config.list_physical_devices()
+    assert [(d.name, d.device_type) for d in devices] == [("/physical_device:CPU:0", "CPU")]
+    assert me.config.list_physical_devices("GPU") == []
+    assert me.list_physical_devices("cpu") == devices
+
+
+@no_gpu
+@pytest.mark.parametrize("name", ["/gpu:0", "gpu:0", "GPU", "/device:GPU:0"])
+def test_asking_for_a_gpu_says_none_was_found(name):
+    with pytest.raises(NotFoundError, match=r"no GPU was found.*me\.num_gpus\(\)") as info:
+        with me.device(name):
+            pass
+    assert isinstance(info.value, LookupError)
+    assert current_device() == "/cpu:0"                 # the failed `with` left nothing behind
+    assert me.constant(1).device == "/cpu:0"
+
+
+@no_gpu
+@pytest.mark.parametrize("index", [0, 1])
+def test_tensor_gpu_says_none_was_found(index):
+    with pytest.raises(NotFoundError, match=rf"/gpu:{index}: no GPU was found.*me\.num_gpus\(\)"):
+        me.constant([1.0]).gpu(index)
+
+
+def test_a_second_cpu_does_not_exist():
+    with pytest.raises(NotFoundError, match="one CPU device"):
+        with me.device("/cpu:1"):
+            pass
+
+
+@pytest.mark.parametrize("name", ["tpu:0", "/cpu:x", "cuda", "", "/gpu:0:1", "cpu0"])
+def test_unknown_device_strings_are_an_error(name):
+    with pytest.raises(InvalidArgumentError, match=r"Unknown device.*'/cpu:0'") as info:
+        with me.device(name):
+            pass
+    assert isinstance(info.value, ValueError)
+    assert current_device() == "/cpu:0"
+
+
+def test_nested_device_blocks_restore_the_outer_device():
+    with me.device("cpu:0"):
+        with me.device("/device:CPU:0"):
+            pass
+        assert current_device() == "/cpu:0"
+    assert current_device() == "/cpu:0"

@@ -1,0 +1,162 @@
+"""dtypes: names, the promotion table for two tensors, weak Python scalars, cast, and errors."""
+import itertools
+
+import numpy as np
+import pytest
+
+import minieager as me
+from minieager.engine import dtypes
+
+from .conftest import assert_tensor
+
+InvalidArgumentError = me.errors.InvalidArgumentError
+
+ALL = [me.bool, me.uint8, me.int32, me.int64, me.float16, me.float32, me.float64]
+NUMERIC = ALL[1:]
+
+
+@pytest.mark.parametrize("dtype, name, np_dtype", [
+    (me.float16, "float16", np.float16), (me.float32, "float32", np.float32), (me.float64, "float64", np.float64),
+    (me.int32, "int32", np.int32), (me.int64, "int64", np.int64), (me.uint8, "uint8", np.uint8),
+    (me.bool, "bool", np.bool_)])
+def test_dtype_names_and_numpy_equivalents(dtype, name, np_dtype):
+    assert str(dtype) == name and dtype.name == name and repr(dtype) == f"me.{name}"
+    assert me.as_dtype(name) is dtype and me.as_dtype(np_dtype) is dtype and me.as_dtype(np.dtype(np_dtype)) is dtype
+    assert dtype == name and dtype == np_dtype and dtype.as_numpy_dtype is np_dtype
+
+
+def test_python_types_map_to_tf_defaults():
+    assert me.as_dtype(float) is me.float32 and me.as_dtype(int) is me.int32 and me.as_dtype(bool) is me.bool
+
+
+def test_dtype_properties():
+    assert me.float16.is_floating and not me.float16.is_integer
+    assert me.uint8.is_integer and me.uint8.min == 0 and me.uint8.max == 255
+    assert me.bool.is_bool and not me.bool.is_integer
+    assert me.int32.max == 2**31 - 1
+
+
+@pytest.mark.parametrize("name", ["float", "int", "complex64", "string", "float8", "Float32"])
+def test_unknown_dtype_names_are_an_error_listing_the_known_ones(name):
+    with pytest.raises(InvalidArgumentError, match=rf"Unknown dtype name '{name}'.*float32") as info:
+        me.as_dtype(name)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(InvalidArgumentError, match="Unknown dtype"):
+        me.constant([1, 2], dtype=name)
+    with pytest.raises(InvalidArgumentError, match="Unknown dtype"):
+        me.zeros([2], dtype=name)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, object, "U5"])
+def test_unsupported_numpy_dtypes_are_an_error(dtype):
+    with pytest.raises(InvalidArgumentError):
+        me.as_dtype(dtype)
+
+
+# ---- promotion between two tensors -----------------------------------------------------------------
+# The documented table: bool < uint8 < int32 < int64 < float16 < float32 < float64, the later wins,
+# except int64 with float16 gives float32.
+EXPECTED_PROMOTION = {
+    (me.uint8, me.int32): me.int32, (me.uint8, me.int64): me.int64, (me.uint8, me.float16): me.float16,
+    (me.int32, me.int64): me.int64, (me.int32, me.float16): me.float16, (me.int32, me.float32): me.float32,
+    (me.int64, me.float16): me.float32, (me.int64, me.float32): me.float32, (me.int64, me.float64): me.float64,
+    (me.float16, me.float32): me.float32, (me.float16, me.float64): me.float64, (me.float32, me.float64): me.float64,
+    (me.bool, me.uint8): me.uint8, (me.bool, me.int32): me.int32, (me.bool, me.float32): me.float32,
+    (me.uint8, me.float64): me.float64,
+}
+
+
+@pytest.mark.parametrize("a, b", list(itertools.product(ALL, ALL)), ids=str)
+def test_promotion_table_is_symmetric_and_follows_the_documented_order(a, b):
+    result = dtypes.promote(a, b)
+    assert result is dtypes.promote(b, a)
+    if a is b:
+        assert result is a
+    elif (a, b) in EXPECTED_PROMOTION:
+        assert result is EXPECTED_PROMOTION[(a, b)]
+    elif (b, a) in EXPECTED_PROMOTION:
+        assert result is EXPECTED_PROMOTION[(b, a)]
+    else:
+        assert result in (a, b) and ALL.index(result) == max(ALL.index(a), ALL.index(b))
+
+
+@pytest.mark.parametrize("a, b", [
+    (me.uint8, me.int32), (me.int32, me.int64), (me.int32, me.float32), (me.int64, me.float16),
+    (me.float16, me.float32), (me.float32, me.float64), (me.uint8, me.float64)], ids=str)
+def test_ops_on_two_tensors_promote(a, b):
+    x = me.constant(np.array([1, 2, 3], a.np_dtype))
+    y = me.constant(np.array([4, 5, 6], b.np_dtype))
+    expected_dtype = EXPECTED_PROMOTION[(a, b)]
+    assert_tensor(x + y, [5, 7, 9], dtype=expected_dtype)
+    assert_tensor(y * x, [4, 10, 18], dtype=expected_dtype)
+    assert_tensor(me.maximum(x, y), [4, 5, 6], dtype=expected_dtype)
+    assert (x < y).dtype == me.bool
+
+
+# ---- weak Python scalars --------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype, scalar, expected_dtype", [
+    (me.float16, 2, me.float16), (me.float16, 2.5, me.float16), (me.float64, 2, me.float64),
+    (me.float64, 0.1, me.float64), (me.int32, 2, me.int32), (me.int64, 3, me.int64), (me.uint8, 2, me.uint8),
+    (me.int32, 2.5, me.float32), (me.int64, 0.5, me.float32), (me.uint8, 1.5, me.float32),
+], ids=str)
+def test_python_scalars_are_weak(dtype, scalar, expected_dtype):
+    x = np.array([1, 2, 4], dtype.np_dtype)
+    t = me.constant(x)
+    exact = x.astype(np.float64) * scalar
+    assert_tensor(t * scalar, exact, dtype=expected_dtype)
+    assert_tensor(scalar * t, exact, dtype=expected_dtype)
+    assert_tensor(t + scalar, x.astype(np.float64) + scalar, dtype=expected_dtype)
+
+
+def test_float64_scalar_keeps_full_precision_next_to_float64():
+    t = me.constant(np.array([1.0]))
+    assert (t + 1e-10).numpy()[0] == 1.0 + 1e-10
+
+
+def test_python_int_that_does_not_fit_is_an_error():
+    with pytest.raises(InvalidArgumentError, match="does not fit in the tensor's dtype uint8"):
+        me.constant([1], dtype=me.uint8) + 300
+    with pytest.raises(InvalidArgumentError, match="int32"):
+        me.constant([1]) * 2**40
+
+
+def test_numpy_arrays_are_not_weak():
+    result = me.constant([1.0], dtype=me.float16) + np.array([1.0])      # a float64 array
+    assert result.dtype == me.float64
+
+
+# ---- bool arithmetic --------------------------------------------------------------------------------
+@pytest.mark.parametrize("op", [
+    lambda b: b + b, lambda b: b * b, lambda b: -b, lambda b: abs(b), lambda b: me.reduce_sum(b),
+    lambda b: me.square(b), lambda b: b / b], ids=["add", "mul", "neg", "abs", "reduce_sum", "square", "div"])
+def test_arithmetic_on_bools_is_a_clear_error(op):
+    with pytest.raises(InvalidArgumentError, match="bool tensors are not numbers.*me.cast"):
+        op(me.constant([True, False]))
+
+
+def test_bools_count_after_a_cast():
+    assert int(me.reduce_sum(me.cast(me.constant([True, False, True]), me.int32))) == 2
+
+
+# ---- cast --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("source, target", [
+    (me.float32, me.int32), (me.float64, me.float16), (me.int32, me.float32), (me.int64, me.uint8),
+    (me.bool, me.float32), (me.float32, me.bool), (me.int32, me.int64), (me.uint8, me.float64)], ids=str)
+def test_cast_matches_numpy(source, target):
+    x = np.array([-2.7, -0.0, 0.4, 1.0, 2.5, 250.9]) if source.is_floating else np.array([0, 1, 3, 200])
+    x = x.astype(source.np_dtype) if not source.is_bool else np.array([True, False, True])
+    if target is me.uint8:
+        x = np.abs(x)
+    assert_tensor(me.cast(me.constant(x), target), x.astype(target.np_dtype), dtype=target)
+    assert_tensor(me.cast(x, target.name), x.astype(target.np_dtype), dtype=target)
+
+
+def test_cast_truncates_toward_zero_and_to_the_same_dtype_is_a_no_op():
+    assert me.cast(me.constant([-1.7, 1.7]), me.int32).numpy().tolist() == [-1, 1]
+    t = me.constant([1, 2])
+    assert me.cast(t, me.int32) is t
+
+
+def test_cast_to_an_unknown_dtype_is_an_error():
+    with pytest.raises(InvalidArgumentError, match="Unknown dtype"):
+        me.cast(me.constant([1]), "int17")
