@@ -200,9 +200,20 @@ class PhysicalDevice:
     device_type: str
 
 
-@functools.lru_cache(maxsize=None)
 def num_gpus():
-    """How many CUDA GPUs numba can use (0 without numba.cuda, a driver or a GPU). Cached."""
+    """How many GPUs minieager can run ops on.
+
+    0 until a GPU backend registers kernels (``minieager/kernels/cuda``): a GPU that numba can
+    see but no kernel can use would only move the error from ``me.device`` to the first op.
+    ``list_physical_devices("GPU")`` still lists the hardware.
+    """
+    from .kernels.registry import registered_ops
+    return _cuda_gpu_count() if registered_ops("gpu") else 0
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_gpu_count():
+    """How many CUDA GPUs numba can see (0 without numba.cuda, a driver or a GPU). Cached."""
     try:
         from numba import cuda
         return len(cuda.gpus) if cuda.is_available() else 0
@@ -213,7 +224,7 @@ def num_gpus():
 def list_physical_devices(device_type=None):
     """The CPU and any GPUs, optionally only those of `device_type` ("CPU" or "GPU")."""
     devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
-    devices += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(num_gpus())]
+    devices += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(_cuda_gpu_count())]
     if device_type is None:
         return devices
     return [d for d in devices if d.device_type == device_type.upper()]
