@@ -1,5 +1,6 @@
 """The TapeDebugger widget's Python side: live updates, text/plain, errors, static copies."""
 import subprocess
+import zipfile
 import sys
 import time
 from pathlib import Path
@@ -21,11 +22,15 @@ def test_import_minieager_does_not_import_jupyter():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_static_copies_match_the_front_end():
+def test_package_ships_the_front_end_sources(tmp_path):
+    """minieager/widgets/static/ links to widgets/ (one source of truth); a built wheel holds the real files."""
     for name in assets.FILES:
-        source = REPO / "widgets" / name
-        assert (assets.STATIC / name).read_bytes() == source.read_bytes(), (
-            f"minieager/widgets/static/{name} differs from widgets/{name}: run python widgets/sync_static.py")
+        assert (assets.STATIC / name).resolve() == (REPO / "widgets" / name).resolve()
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", str(tmp_path), str(REPO)], check=True, capture_output=True)
+    wheel = zipfile.ZipFile(next(tmp_path.glob("minieager-*.whl")))
+    for name in assets.FILES:
+        assert wheel.read(f"minieager/widgets/static/{name}") == (REPO / "widgets" / name).read_bytes()
 
 
 def test_live_recording_and_text_plain():

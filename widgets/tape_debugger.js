@@ -1,0 +1,1148 @@
+// minieager tape debugger: the front-end of the visual GradientTape debugger.
+//
+// One ES module with no dependencies and no build step. In Jupyter, anywidget loads it and calls
+// `render({ model, el })`; the standalone HTML export inlines it and calls `mount(el, trace)`.
+// Both go through `mount`: without a kernel, a small in-memory stand-in for the anywidget model
+// holds the state, so there is a single code path.
+//
+// Input: a trace in the format of docs/trace-format.md. Synced state: `trace` (dict), `step`
+// (int, -1 = before the first step), `mode` ("backward" | "forward"), `selected` (node id or "").
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PAD = 28; // margin around the drawing, px
+const NODE_SIZE = { tensor: [140, 60], op: [96, 34], cluster: [204, 52] };
+const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
+const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target" };
+const LEGEND = [
+  ["variable", "Variable"], ["watched", "watched tensor"], ["constant", "constant"],
+  ["tensor", "intermediate"], ["target", "target"], ["op", "op"],
+];
+let instances = 0; // gives each drawing unique SVG ids (several widgets can share a page)
+
+// ---------------------------------------------------------------- DOM helpers
+
+function setProps(node, props) {
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+}
+
+function h(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  setProps(node, props);
+  node.append(...[].concat(children).filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+function s(tag, props = {}, children = []) {
+  const node = document.createElementNS(SVG_NS, tag);
+  setProps(node, props);
+  node.append(...[].concat(children).filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+// Button icons as inline SVG: fonts differ in which media-control glyphs they have.
+const ICONS = {
+  reset: "M3.2 8a4.8 4.8 0 1 0 1.4-3.4M4.6 1.6v3h3",
+  back: "M13 2.5v11L5 8zM2.5 2.5h2v11h-2z",
+  step: "M3 2.5v11L11 8zM11.5 2.5h2v11h-2z",
+  play: "M4 2.5v11L13 8z",
+  pause: "M3.5 2.5h3v11h-3zM9.5 2.5h3v11h-3z",
+};
+const icon = (name) => s("svg", { class: `me-icon me-icon-${name}`, viewBox: "0 0 16 16", width: 13, height: 13, "aria-hidden": "true" },
+  [s("path", { d: ICONS[name] })]);
+
+const r1 = (v) => Math.round(v * 10) / 10; // keeps the SVG source short
+
+function truncate(text, maxChars) {
+  text = String(text);
+  return text.length <= maxChars ? text : text.slice(0, Math.max(1, maxChars - 1)) + "…";
+}
+
+// Rough text width for fitting labels into boxes, without measuring (nodes are drawn detached).
+const textWidth = (text, fontSize, mono = false) => String(text).length * fontSize * (mono ? 0.61 : 0.57);
+
+// ---------------------------------------------------------------- values
+
+export function formatNumber(v, digits = 4) {
+  if (v === null || v === undefined) return "None";
+  if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "string") return v; // "nan", "inf", "-inf": JSON has no non-finite numbers
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  if (Number.isInteger(v) && Math.abs(v) < 1e6) return String(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(Math.min(2, digits - 1));
+  return String(Number(v.toPrecision(digits)));
+}
+
+// A value is {shape, dtype, full, data} or a summary {full: false, min, max, mean, heatmap}.
+// Be lenient with bare numbers and lists so that a hand-built trace still renders.
+function asValue(value) {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== "object" || Array.isArray(value)) return { full: true, data: value };
+  return value;
+}
+
+function shapeOf(value) {
+  if (!value) return [];
+  if (Array.isArray(value.shape)) return value.shape;
+  const shape = [];
+  for (let d = value.data; Array.isArray(d); d = d[0]) shape.push(d.length);
+  return shape;
+}
+
+const numel = (shape) => shape.reduce((a, b) => a * b, 1);
+const formatShape = (shape) => (shape.length ? shape.join("×") : "scalar");
+const flat = (data) => (Array.isArray(data) ? data.flat(Infinity) : [data]);
+
+function formatData(data, digits = 4) {
+  return Array.isArray(data) ? "[" + data.map((d) => formatData(d, digits)).join(", ") + "]" : formatNumber(data, digits);
+}
+
+function stats(value) {
+  if (!value.full) return { min: value.min, max: value.max, mean: value.mean };
+  const xs = flat(value.data).filter((x) => typeof x === "number");
+  if (!xs.length) return { min: null, max: null, mean: null };
+  return { min: Math.min(...xs), max: Math.max(...xs), mean: xs.reduce((a, b) => a + b, 0) / xs.length };
+}
+
+// Short text for edge labels and badges: every number when there are few, else shape and mean.
+function compactValue(value, maxItems = 4, digits = 4) {
+  value = asValue(value);
+  if (!value) return "None";
+  const shape = shapeOf(value);
+  if (value.full && numel(shape) <= maxItems) return formatData(value.data, digits);
+  return `${formatShape(shape)} · mean ${formatNumber(stats(value).mean, digits)}`;
+}
+
+// The matrix to draw as a heatmap, if any: the data of a full 2-D value, or a summary's heatmap.
+function heatmapOf(value) {
+  value = asValue(value);
+  if (!value) return null;
+  if (!value.full) return Array.isArray(value.heatmap) && value.heatmap.length ? value.heatmap : null;
+  return shapeOf(value).length === 2 && numel(shapeOf(value)) > 1 ? value.data : null;
+}
+
+// Diverging colours centred on zero: the sign of a gradient matters more than its size.
+function heatColor(v, absMax) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return "rgb(190,190,190)";
+  const t = absMax > 0 ? Math.max(-1, Math.min(1, v / absMax)) : 0;
+  const [r0, g0, b0] = [244, 244, 246];
+  const [r1, g1, b1] = t >= 0 ? [214, 62, 52] : [40, 110, 205];
+  const k = Math.abs(t);
+  return `rgb(${Math.round(r0 + (r1 - r0) * k)},${Math.round(g0 + (g1 - g0) * k)},${Math.round(b0 + (b1 - b0) * k)})`;
+}
+
+const absMaxOf = (matrix) => Math.max(0, ...flat(matrix).filter(Number.isFinite).map(Math.abs));
+
+function heatmapSvg(matrix, x, y, w, h) {
+  const rows = matrix.length, cols = Math.max(...matrix.map((row) => row.length));
+  const absMax = absMaxOf(matrix);
+  const cw = w / cols, ch = h / rows;
+  const cells = [];
+  matrix.forEach((row, i) => row.forEach((v, j) => cells.push(s("rect", {
+    x: r1(x + j * cw), y: r1(y + i * ch), width: r1(cw + 0.3), height: r1(ch + 0.3), fill: heatColor(v, absMax),
+  }))));
+  cells.push(s("rect", { class: "me-heatmap-frame", x, y, width: w, height: h }));
+  return s("g", { class: "me-heatmap", "aria-hidden": "true" }, cells);
+}
+
+// A value in the side panel: a number, a small table with heat-coloured cells, or a summary;
+// the numbers are in `.me-value-data`, the shape and dtype in a caption under them.
+function valueView(value) {
+  value = asValue(value);
+  if (!value) return h("span", { class: "me-none", text: "None" });
+  const shape = shapeOf(value);
+  const caption = h("div", { class: "me-value-meta", text: [formatShape(shape), value.dtype].filter(Boolean).join(" · ") });
+  if (value.full && shape.length === 0) {
+    return h("div", { class: "me-value" }, [h("span", { class: "me-value-data me-scalar", text: formatNumber(value.data) }), caption]);
+  }
+  if (value.full && shape.length <= 2) {
+    const matrix = shape.length === 1 ? [value.data] : value.data;
+    const absMax = absMaxOf(matrix);
+    const rows = matrix.map((row) => h("tr", {}, row.map((v) => h("td", {
+      text: formatNumber(v), style: `--me-cell: ${heatColor(v, absMax)}`,
+    }))));
+    return h("div", { class: "me-value" }, [h("table", { class: "me-value-data me-matrix" }, rows), caption]);
+  }
+  if (value.full) return h("div", { class: "me-value" }, [h("pre", { class: "me-value-data me-nested", text: formatData(value.data) }), caption]);
+  const st = stats(value);
+  const hm = heatmapOf(value);
+  const cols = hm ? Math.max(...hm.map((row) => row.length)) : 0;
+  return h("div", { class: "me-value" }, [
+    h("dl", { class: "me-value-data me-stats" }, ["min", "max", "mean"].flatMap((k) => [h("dt", { text: k }), h("dd", { text: formatNumber(st[k]) })])),
+    value.nonfinite && h("div", { class: "me-note", text: `+ ${value.nonfinite} non-finite (nan or inf) elements, left out of the statistics` }),
+    hm && s("svg", { class: "me-heatmap-large", width: 12 * cols, height: 12 * hm.length, viewBox: `0 0 ${12 * cols} ${12 * hm.length}` },
+      [heatmapSvg(hm, 0, 0, 12 * cols, 12 * hm.length)]),
+    caption,
+  ]);
+}
+
+// ---------------------------------------------------------------- state without a kernel
+
+// The subset of the anywidget model API that this file uses, for the standalone page.
+function createLocalModel(state) {
+  const handlers = new Map();
+  return {
+    get: (key) => state[key],
+    set(key, value) {
+      if (state[key] === value) return;
+      state[key] = value;
+      for (const f of [...(handlers.get("change:" + key) ?? [])]) f();
+    },
+    on(event, f) {
+      if (!handlers.has(event)) handlers.set(event, new Set());
+      handlers.get(event).add(f);
+    },
+    off(event, f) { handlers.get(event)?.delete(f); },
+    save_changes() {},
+  };
+}
+
+// ---------------------------------------------------------------- the trace
+
+function prepareTrace(raw) {
+  const t = raw && typeof raw === "object" ? raw : {};
+  const nodes = (Array.isArray(t.nodes) ? t.nodes : []).filter((n) => n && n.id != null);
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edges = (t.edges ?? []).filter((e) => byId.has(e.source) && byId.has(e.target));
+  const forward = (t.forward_steps ?? []).filter((f) => byId.has(f.op));
+  // The op -> output edges can be derived from forward_steps; draw them even if a trace omits them.
+  const linked = new Set(edges.map((e) => `${e.source}>${e.target}`));
+  for (const f of forward) {
+    (f.outputs ?? []).forEach((out, i) => {
+      if (byId.has(out) && !linked.has(`${f.op}>${out}`)) edges.push({ id: `${f.op}:out${i}`, source: f.op, target: out, output_index: i });
+    });
+  }
+  const clusters = (t.clusters ?? []).filter((c) => c && c.id != null);
+  const clusterOf = new Map();
+  for (const n of nodes) if (n.cluster != null) clusterOf.set(n.id, n.cluster);
+  for (const c of clusters) for (const id of c.nodes ?? []) if (byId.has(id)) clusterOf.set(id, c.id);
+  const producedAt = new Map(); // tensor id -> index of the forward step that computes it
+  forward.forEach((f, i) => (f.outputs ?? []).forEach((out) => producedAt.set(out, i)));
+  return {
+    nodes, byId, edges, forward, producedAt, clusterOf,
+    edgeById: new Map(edges.map((e) => [e.id, e])),
+    clusters: new Map(clusters.map((c) => [c.id, c])),
+    steps: (t.steps ?? []).filter((st) => st && byId.has(st.op)),
+    target: t.target ?? null,
+    sources: t.sources ?? [],
+    unreached: new Set(t.unreached ?? []),
+    gradients: new Map((t.gradients ?? []).map((g) => [g.source, g])),
+    layout: t.layout && t.layout.positions && t.layout.sizes ? t.layout : null,
+    direction: t.direction === "TB" ? "TB" : "LR",
+    truncated: t.truncated ?? null,
+    error: typeof t.error === "string" && t.error ? t.error : null,
+  };
+}
+
+const nodeLabel = (n) => (n ? String(n.label ?? n.name ?? n.id) : "?");
+const opLabel = (n) => String(n.custom ? (n.name ?? n.op ?? n.label) : (n.op ?? n.label ?? n.name ?? n.id));
+
+// What the reader is looking at: clusters folded into one node, constants hidden or not.
+function visibleGraph(p, view) {
+  const rep = new Map(); // node id -> id of the node that stands for it, or null when hidden
+  const vnodes = [];
+  const folded = new Map();
+  for (const n of p.nodes) {
+    if (view.hideConstants && n.kind === "constant") { rep.set(n.id, null); continue; }
+    const c = p.clusterOf.get(n.id);
+    if (c != null && view.collapsed.has(c)) {
+      if (!folded.has(c)) {
+        const vn = { id: `cluster:${c}`, kind: "cluster", cluster: p.clusters.get(c) ?? { id: c, label: c }, members: [] };
+        folded.set(c, vn);
+        vnodes.push(vn);
+      }
+      folded.get(c).members.push(n.id);
+      rep.set(n.id, `cluster:${c}`);
+    } else {
+      rep.set(n.id, n.id);
+      vnodes.push({ id: n.id, kind: n.kind, node: n });
+    }
+  }
+  const vedges = [];
+  for (const e of p.edges) {
+    const from = rep.get(e.source), to = rep.get(e.target);
+    if (from && to && from !== to) vedges.push({ id: e.id, edge: e, from, to });
+  }
+  return { vnodes, vedges, rep };
+}
+
+// ---------------------------------------------------------------- layout
+
+function defaultSize(vn) {
+  if (vn.kind === "cluster") return NODE_SIZE.cluster;
+  if (vn.kind === "op") return [Math.max(NODE_SIZE.op[0], textWidth(opLabel(vn.node), 12.5, true) + 36), NODE_SIZE.op[1]];
+  return NODE_SIZE.tensor;
+}
+
+// Positions from trace.layout (centres, y down) when it covers every node and matches the direction.
+function layoutFromTrace(p, g, direction) {
+  const L = p.layout;
+  if (!L || p.direction !== direction) return null;
+  const has = (id) => Array.isArray(L.positions[id]) && Array.isArray(L.sizes[id]);
+  if (!g.vnodes.every((v) => (v.kind === "cluster" ? v.members.every(has) : has(v.id)))) return null;
+  const boxes = new Map();
+  for (const v of g.vnodes) {
+    if (v.kind === "cluster") { // a folded cluster sits where its members were
+      const xs = v.members.map((m) => L.positions[m][0]), ys = v.members.map((m) => L.positions[m][1]);
+      const [w, hh] = defaultSize(v);
+      boxes.set(v.id, { x: (Math.min(...xs) + Math.max(...xs)) / 2, y: (Math.min(...ys) + Math.max(...ys)) / 2, w, h: hh });
+    } else {
+      const [x, y] = L.positions[v.id], [w, hh] = L.sizes[v.id];
+      boxes.set(v.id, { x, y, w, h: hh });
+    }
+  }
+  return boxes;
+}
+
+// Fallback when the trace has no layout: a small layered (Sugiyama-style) layout in the tape's order.
+function layeredLayout(g, direction) {
+  const ids = g.vnodes.map((v) => v.id);
+  const size = new Map(g.vnodes.map((v) => [v.id, defaultSize(v)]));
+  const succ = new Map(ids.map((i) => [i, []])), pred = new Map(ids.map((i) => [i, []]));
+  for (const e of g.vedges) { succ.get(e.from).push(e.to); pred.get(e.to).push(e.from); }
+
+  // 1. Ranks: longest path from the inputs, in Kahn's topological order.
+  const rank = new Map(), indeg = new Map(ids.map((i) => [i, pred.get(i).length]));
+  const queue = ids.filter((i) => indeg.get(i) === 0);
+  queue.forEach((i) => rank.set(i, 0));
+  for (let k = 0; k < queue.length; k++) {
+    const u = queue[k];
+    for (const v of succ.get(u)) {
+      rank.set(v, Math.max(rank.get(v) ?? 0, rank.get(u) + 1));
+      indeg.set(v, indeg.get(v) - 1);
+      if (indeg.get(v) === 0) queue.push(v);
+    }
+  }
+  for (const i of ids) if (!rank.has(i)) rank.set(i, 0); // a tape has no cycles; stay total anyway
+  // Inputs sit just before their first consumer (a bias next to its add, not at the far left).
+  for (const i of ids) {
+    if (!pred.get(i).length && succ.get(i).length) rank.set(i, Math.min(...succ.get(i).map((v) => rank.get(v))) - 1);
+  }
+
+  // 2. Order within each rank: recording order, then barycentre sweeps to untangle edges.
+  const layers = [];
+  for (const i of ids) (layers[rank.get(i)] ??= []).push(i);
+  for (let r = 0; r < layers.length; r++) layers[r] ??= [];
+  const order = new Map();
+  const renumber = (layer) => layer.forEach((id, k) => order.set(id, k));
+  layers.forEach(renumber);
+  const bary = (id, nbrs) => {
+    const ns = nbrs.get(id);
+    return ns.length ? ns.reduce((sum, n) => sum + order.get(n), 0) / ns.length : order.get(id);
+  };
+  const ranksUp = [...layers.keys()], ranksDown = [...ranksUp].reverse();
+  for (let sweep = 0; sweep < 4; sweep++) {
+    const nbrs = sweep % 2 === 0 ? pred : succ;
+    for (const r of sweep % 2 === 0 ? ranksUp : ranksDown) {
+      layers[r].sort((a, b) => bary(a, nbrs) - bary(b, nbrs));
+      renumber(layers[r]);
+    }
+  }
+
+  // 3. Coordinates. "main" runs along the flow (x for LR), "cross" across it.
+  const lr = direction === "LR";
+  const mainSize = (id) => size.get(id)[lr ? 0 : 1], crossSize = (id) => size.get(id)[lr ? 1 : 0];
+  const GAP_MAIN = lr ? 60 : 54, GAP_CROSS = lr ? 34 : 30;
+  const mainPos = new Map(), crossPos = new Map();
+  let m = 0;
+  for (const layer of layers) {
+    if (!layer.length) continue;
+    const span = Math.max(...layer.map(mainSize));
+    layer.forEach((id) => mainPos.set(id, m + span / 2));
+    m += span + GAP_MAIN;
+  }
+  for (const layer of layers) {
+    let c = 0;
+    for (const id of layer) { crossPos.set(id, c + crossSize(id) / 2); c += crossSize(id) + GAP_CROSS; }
+  }
+  // Pull each node towards its neighbours' centre, keeping the order and the gaps, so chains run straight.
+  const align = (layer, nbrs) => {
+    if (!layer.length) return;
+    const want = layer.map((id) => {
+      const ns = nbrs.get(id);
+      return ns.length ? ns.reduce((sum, n) => sum + crossPos.get(n), 0) / ns.length : crossPos.get(id);
+    });
+    const pos = [];
+    layer.forEach((id, k) => {
+      pos[k] = k ? Math.max(want[k], pos[k - 1] + (crossSize(layer[k - 1]) + crossSize(id)) / 2 + GAP_CROSS) : want[k];
+    });
+    const shift = want.reduce((sum, w, k) => sum + w - pos[k], 0) / layer.length;
+    layer.forEach((id, k) => crossPos.set(id, pos[k] + shift));
+  };
+  for (let pass = 0; pass < 4; pass++) {
+    for (const r of pass % 2 === 0 ? ranksUp : ranksDown) align(layers[r], pass % 2 === 0 ? pred : succ);
+  }
+
+  const boxes = new Map();
+  for (const id of ids) {
+    const [w, hh] = size.get(id);
+    boxes.set(id, lr ? { x: mainPos.get(id), y: crossPos.get(id), w, h: hh } : { x: crossPos.get(id), y: mainPos.get(id), w, h: hh });
+  }
+  return boxes;
+}
+
+function bezier([p0, c1, c2, p3], t) {
+  const u = 1 - t;
+  return {
+    x: u * u * u * p0.x + 3 * u * u * t * c1.x + 3 * u * t * t * c2.x + t * t * t * p3.x,
+    y: u * u * u * p0.y + 3 * u * u * t * c1.y + 3 * u * t * t * c2.y + t * t * t * p3.y,
+  };
+}
+
+// A cubic curve from the side of one box to the facing side of the other, bent sideways by `bend`;
+// `shift` moves both ends sideways, so that parallel edges keep apart where they meet the nodes.
+function curveBetween(a, b, bend, lr, shift = 0) {
+  if (lr) {
+    const p0 = { x: a.x + a.w / 2, y: a.y + shift }, p3 = { x: b.x - b.w / 2 - 3, y: b.y + shift };
+    const d = Math.max(40, (p3.x - p0.x) / 2);
+    return [p0, { x: p0.x + d, y: p0.y + bend }, { x: p3.x - d, y: p3.y + bend }, p3];
+  }
+  const p0 = { x: a.x + shift, y: a.y + a.h / 2 }, p3 = { x: b.x + shift, y: b.y - b.h / 2 - 3 };
+  const d = Math.max(36, (p3.y - p0.y) / 2);
+  return [p0, { x: p0.x + bend, y: p0.y + d }, { x: p3.x + bend, y: p3.y - d }, p3];
+}
+
+function crossesBoxes(curve, obstacles) {
+  for (let t = 0.06; t < 0.95; t += 0.04) {
+    const pt = bezier(curve, t);
+    for (const o of obstacles) if (Math.abs(pt.x - o.x) < o.w / 2 + 6 && Math.abs(pt.y - o.y) < o.h / 2 + 6) return true;
+  }
+  return false;
+}
+
+// Edges carry no routing in the trace, so bend each one around the nodes in its way.
+// Parallel edges (x * x uses x twice) fan out so that each keeps its own gradient label.
+function routeEdges(g, boxes, lr) {
+  const groups = new Map();
+  for (const e of g.vedges) {
+    const key = `${e.from}>${e.to}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(e);
+  }
+  const all = [...boxes.entries()];
+  const routes = new Map();
+  for (const group of groups.values()) {
+    const a = boxes.get(group[0].from), b = boxes.get(group[0].to);
+    const obstacles = all.filter(([id]) => id !== group[0].from && id !== group[0].to).map(([, box]) => box);
+    group.forEach((e, k) => {
+      const spread = (k - (group.length - 1) / 2) * 34, shift = spread / 4;
+      let curve = curveBetween(a, b, spread, lr, shift);
+      for (const bend of [-1, 1, -2, 2, -3, 3, -4, 4].map((i) => spread + i * 42)) {
+        if (!crossesBoxes(curve, obstacles)) break;
+        curve = curveBetween(a, b, bend, lr, shift);
+      }
+      routes.set(e.id, curve);
+    });
+  }
+  return routes;
+}
+
+function clusterBoxes(p, g, boxes) {
+  const result = [];
+  for (const [id, c] of p.clusters) {
+    const members = g.vnodes.filter((v) => v.node && p.clusterOf.get(v.id) === id).map((v) => boxes.get(v.id));
+    if (!members.length) continue;
+    const x0 = Math.min(...members.map((b) => b.x - b.w / 2)) - 16, x1 = Math.max(...members.map((b) => b.x + b.w / 2)) + 16;
+    const y0 = Math.min(...members.map((b) => b.y - b.h / 2)) - 34, y1 = Math.max(...members.map((b) => b.y + b.h / 2)) + 22;
+    result.push({ id, label: String(c.label ?? id), x: x0, y: y0, w: x1 - x0, h: y1 - y0 });
+  }
+  return result;
+}
+
+function layoutAll(p, g, direction) {
+  const boxes = layoutFromTrace(p, g, direction) ?? layeredLayout(g, direction);
+  const lr = direction === "LR";
+  const routes = routeEdges(g, boxes, lr);
+  const clusters = clusterBoxes(p, g, boxes);
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  const grow = (ax, ay, bx, by) => { x0 = Math.min(x0, ax); y0 = Math.min(y0, ay); x1 = Math.max(x1, bx); y1 = Math.max(y1, by); };
+  for (const b of boxes.values()) grow(b.x - b.w / 2, b.y - b.h / 2, b.x + b.w / 2, b.y + b.h / 2 + 14); // + badge
+  for (const c of clusters) grow(c.x, c.y, c.x + c.w, c.y + c.h);
+  for (const curve of routes.values()) for (let t = 0; t <= 1; t += 0.125) { const pt = bezier(curve, t); grow(pt.x, pt.y - 14, pt.x, pt.y + 14); }
+  if (!Number.isFinite(x0)) { x0 = y0 = 0; x1 = y1 = 1; }
+  return { boxes, routes, clusters, lr, viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
+}
+
+// ---------------------------------------------------------------- what each step shows
+
+// Everything known after backward step `k` (-1: nothing yet).
+function backwardState(p, k) {
+  const grads = new Map(); // tensor id -> running total of its gradient
+  const done = new Set(); // edges that carried a gradient in an earlier step
+  for (let i = 0; i <= k && i < p.steps.length; i++) {
+    const st = p.steps[i];
+    for (const up of st.upstream ?? []) if (!grads.has(up.tensor)) grads.set(up.tensor, up.value); // the seed dy = 1
+    for (const go of st.grads_out ?? []) {
+      grads.set(go.tensor, go.accumulated ?? go.value);
+      if (i < k) done.add(go.edge);
+    }
+  }
+  const step = k >= 0 ? p.steps[k] : null;
+  return {
+    step, grads, done,
+    current: step ? step.op : null,
+    upstream: new Set((step?.upstream ?? []).map((u) => u.tensor)),
+    sending: new Map((step?.grads_out ?? []).map((go) => [go.edge, go])),
+    finished: p.steps.length > 0 && k === p.steps.length - 1,
+  };
+}
+
+function forwardState(p, k) {
+  const f = k >= 0 ? p.forward[k] : null;
+  const pendingOps = new Set(p.forward.slice(k + 1).map((x) => x.op));
+  const pending = new Set(pendingOps);
+  for (const [tensor, i] of p.producedAt) if (i > k) pending.add(tensor);
+  return { step: f, current: f ? f.op : null, inputs: new Set(f?.inputs ?? []), outputs: new Set(f?.outputs ?? []), pending };
+}
+
+// Where to put a w×h label for a point on an edge: there, or nudged across the edge to the nearest
+// place that covers no node, badge or other label (or, in a crowded spot, covers the least),
+// staying inside the drawing's viewBox [vx, vy, vw, vh].
+function placeLabel(at, w, hh, taken, lr, [vx, vy, vw, vh]) {
+  let best = at, bestOverlap = Infinity;
+  for (const k of [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7]) {
+    const x = lr ? at.x : at.x + k * 20, y = lr ? at.y + k * 14 : at.y;
+    if (k !== 0 && (x - w / 2 < vx || x + w / 2 > vx + vw || y - hh / 2 < vy || y + hh / 2 > vy + vh)) continue;
+    let overlap = 0;
+    for (const r of taken) {
+      const ox = Math.min(x + w / 2 + 3, r.x1) - Math.max(x - w / 2 - 3, r.x0);
+      const oy = Math.min(y + hh / 2 + 3, r.y1) - Math.max(y - hh / 2 - 3, r.y0);
+      if (ox > 0 && oy > 0) overlap += ox * oy;
+    }
+    if (overlap === 0) return { x, y };
+    if (overlap < bestOverlap) { best = { x, y }; bestOverlap = overlap; }
+  }
+  return best;
+}
+
+// "d(a * b)/db = dy * a" -> "b": the input a rule line is about.
+const ruleInput = (line) => (/\/d\s*([A-Za-z_][\w']*)/.exec(String(line)) ?? [])[1] ?? null;
+
+// True when `small` is `big` with broadcast axes summed away (the tape undoes broadcasting).
+function isBroadcastOf(small, big) {
+  if (small.length > big.length || numel(small) >= numel(big)) return false;
+  return small.every((d, i) => d === 1 || d === big[big.length - small.length + i]);
+}
+
+// Rule text in a monospace block, with the incoming gradient `dy` picked out in the gradient colour.
+function ruleLine(line, active = true) {
+  const parts = String(line).split(/(\bdy\b)/);
+  return h("div", { class: "me-rule-line" + (active ? "" : " is-muted") },
+    parts.map((part) => (part === "dy" ? h("span", { class: "me-dy", text: "dy" }) : part)));
+}
+
+// ---------------------------------------------------------------- the widget
+
+class TapeDebugger {
+  constructor(el, model, options) {
+    this.model = model;
+    this.options = options;
+    this.uid = `me${++instances}`;
+    this.view = { collapsed: new Set(), hideConstants: false, direction: null, zoom: null };
+    this.truncatedSeen = false; // a truncated trace folds its clusters once, not on every live update
+    this.timer = null;
+    this.cleanups = [];
+
+    this.root = h("div", { class: "me-tape-debugger", tabindex: "0", role: "group", "aria-label": "GradientTape debugger" });
+    if (options.theme === "dark" || (options.theme === "auto" && globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches)) {
+      this.root.classList.add("me-dark");
+    }
+    el.replaceChildren(this.root);
+    this.buildChrome();
+
+    const listen = (event, f) => { model.on(event, f); this.cleanups.push(() => model.off(event, f)); };
+    listen("change:trace", () => this.loadTrace());
+    listen("change:step", () => this.refresh());
+    listen("change:mode", () => this.refresh());
+    listen("change:selected", () => this.refresh());
+    this.root.addEventListener("keydown", (e) => this.onKey(e));
+    if (globalThis.ResizeObserver) { // keep "fit" zoom right when the notebook resizes
+      const ro = new ResizeObserver(() => { if (this.view.zoom === null) this.applyZoom(); });
+      ro.observe(this.canvas);
+      this.cleanups.push(() => ro.disconnect());
+    }
+    this.loadTrace();
+  }
+
+  destroy() {
+    this.stopPlaying();
+    this.cleanups.forEach((f) => f());
+    this.root.remove();
+  }
+
+  // -- state, always through the model so that Python sees it too
+
+  get mode() { return this.model.get("mode") === "forward" ? "forward" : "backward"; }
+  get stepCount() { return this.mode === "forward" ? this.p.forward.length : this.p.steps.length; }
+  get step() {
+    const k = Number(this.model.get("step"));
+    return Number.isInteger(k) ? Math.max(-1, Math.min(k, this.stepCount - 1)) : -1;
+  }
+  get selected() { return this.model.get("selected") || ""; }
+
+  set(key, value) {
+    this.model.set(key, value);
+    this.model.save_changes();
+  }
+
+  goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1))); }
+
+  // -- the static parts
+
+  buildChrome() {
+    const button = (role, label, text, iconName, onclick) => h("button", { type: "button", class: "me-btn", "data-role": role, "aria-label": label, title: label, onclick },
+      role === "step-button" ? [h("span", { text }), icon(iconName)] : [icon(iconName), h("span", { text })]);
+    this.modeToggle = h("button", {
+      type: "button", class: "me-mode", role: "switch", "data-role": "mode-toggle",
+      onclick: () => { this.stopPlaying(); this.set("mode", this.mode === "backward" ? "forward" : "backward"); this.set("step", -1); },
+    }, [h("span", { class: "me-mode-opt", "data-mode": "backward", text: "Backward" }), h("span", { class: "me-mode-opt", "data-mode": "forward", text: "Forward" })]);
+    this.resetBtn = button("reset-button", "Reset to the start", "Reset", "reset", () => { this.stopPlaying(); this.goTo(-1); });
+    this.backBtn = button("back-button", "Back one step", "Back", "back", () => { this.stopPlaying(); this.goTo(this.step - 1); });
+    this.stepBtn = button("step-button", "Step forward one op", "Step", "step", () => { this.stopPlaying(); this.goTo(this.step + 1); });
+    this.playBtn = button("play-button", "Play", "Play", "play", () => this.togglePlay());
+    this.speed = h("select", { class: "me-speed", "data-role": "speed", "aria-label": "Playback speed", title: "Playback speed" },
+      SPEEDS.map(([label, ms]) => h("option", { value: ms, text: label, selected: label === "1×" })));
+    this.speed.addEventListener("change", () => { if (this.timer) { this.stopPlaying(); this.togglePlay(); } });
+    this.slider = h("input", { type: "range", class: "me-slider", "data-role": "slider", min: "-1", value: "-1", step: "1", "aria-label": "Step" });
+    this.slider.addEventListener("input", () => { this.stopPlaying(); this.goTo(Number(this.slider.value)); });
+    this.stepLabel = h("span", { class: "me-step-label", "data-role": "step-label", "aria-live": "polite" });
+
+    this.title = h("div", { class: "me-title" });
+    this.notices = h("div", { class: "me-notices" });
+    this.toolbar = h("div", { class: "me-toolbar", role: "toolbar", "aria-label": "Step through the tape" }, [
+      this.modeToggle,
+      h("div", { class: "me-btn-group" }, [this.resetBtn, this.backBtn, this.stepBtn, this.playBtn, this.speed]),
+      h("div", { class: "me-scrub" }, [this.slider, this.stepLabel]),
+    ]);
+    this.canvas = h("div", { class: "me-canvas" });
+    this.canvas.addEventListener("click", (e) => this.onCanvasClick(e));
+    this.canvas.addEventListener("keydown", (e) => {
+      if ((e.key === "Enter" || e.key === " ") && e.target.closest?.("[data-node-id], [data-cluster-id]")) { e.preventDefault(); this.onCanvasClick(e); }
+    });
+    this.panel = h("aside", { class: "me-panel", "aria-live": "polite" });
+    this.body = h("div", { class: "me-body" }, [this.canvas, this.panel]);
+
+    this.hideConstants = h("input", { type: "checkbox", "data-role": "hide-constants" });
+    this.hideConstants.addEventListener("change", () => { this.view.hideConstants = this.hideConstants.checked; this.draw(); });
+    this.direction = h("select", { "data-role": "direction", "aria-label": "Layout direction", title: "Layout direction" },
+      [h("option", { value: "LR", text: "left → right" }), h("option", { value: "TB", text: "top → bottom" })]);
+    this.direction.addEventListener("change", () => { this.view.direction = this.direction.value; this.draw(); });
+    const zoomBtn = (label, text, f) => h("button", { type: "button", class: "me-btn me-btn-small", "aria-label": label, title: label, text, onclick: f });
+    this.footer = h("div", { class: "me-footer" }, [
+      h("ul", { class: "me-legend", "aria-label": "Legend" }, [
+        ...LEGEND.map(([kind, label]) => h("li", {}, [h("span", { class: `me-swatch me-kind-${kind}` }), label])),
+        h("li", {}, [h("span", { class: "me-swatch me-swatch-grad" }), "gradient"]),
+      ]),
+      h("div", { class: "me-view-options" }, [
+        h("label", { class: "me-check" }, [this.hideConstants, "hide constants"]),
+        this.direction,
+        h("span", { class: "me-zoom" }, [
+          zoomBtn("Zoom out", "−", () => this.zoomBy(1 / 1.25)),
+          zoomBtn("Fit to width", "fit", () => { this.view.zoom = null; this.applyZoom(); }),
+          zoomBtn("Zoom in", "+", () => this.zoomBy(1.25)),
+        ]),
+      ]),
+    ]);
+    this.root.append(h("div", { class: "me-header" }, [h("span", { class: "me-logo", text: "∇" }), this.title]),
+      this.notices, this.toolbar, this.body, this.footer);
+  }
+
+  loadTrace() {
+    this.p = prepareTrace(this.model.get("trace"));
+    const p = this.p;
+    // A huge tape starts folded into its clusters; keep the reader's own folding across live updates.
+    if (p.truncated && !this.truncatedSeen) {
+      this.view.collapsed = new Set(p.clusters.keys());
+      this.truncatedSeen = true;
+    }
+    for (const c of [...this.view.collapsed]) if (!p.clusters.has(c)) this.view.collapsed.delete(c);
+    if (!this.view.direction) this.direction.value = p.direction;
+
+    const empty = p.nodes.length === 0;
+    this.root.classList.toggle("is-empty", empty);
+    const ops = p.nodes.filter((n) => n.kind === "op").length;
+    const target = p.byId.get(p.target);
+    this.title.replaceChildren(h("strong", { text: "GradientTape" }), h("span", { class: "me-subtitle", text: empty ? "empty" : [
+      `${ops} op${ops === 1 ? "" : "s"}`,
+      target && `target ${nodeLabel(target)}`,
+      p.sources.length && `sources ${p.sources.map((id) => nodeLabel(p.byId.get(id))).join(", ")}`,
+    ].filter(Boolean).join(" · ") }));
+
+    const notices = [];
+    if (p.error) notices.push(h("div", { class: "me-notice me-error", role: "alert", "data-role": "error" }, [
+      h("strong", { text: "The debugger couldn't trace this tape. " }), p.error,
+    ]));
+    if (p.truncated) notices.push(h("div", { class: "me-notice", "data-role": "notice", text:
+      `${p.truncated.total ?? p.nodes.length} nodes — showing clusters collapsed. Click a cluster to open it.` }));
+    if (empty) notices.push(h("div", { class: "me-empty", "data-role": "empty" }, [
+      h("div", { class: "me-empty-title", text: "This tape recorded nothing yet…" }),
+      h("div", { text: "Run some ops on a Variable or a watched tensor inside " }, [h("code", { text: "with me.GradientTape() as tape:" })]),
+      h("div", { text: "and the graph appears here as they are recorded." }),
+    ]));
+    this.notices.replaceChildren(...notices);
+    this.draw();
+  }
+
+  // -- the drawing: rebuilt when the graph or the view changes, not on every step
+
+  draw() {
+    const p = this.p;
+    this.graph = visibleGraph(p, this.view);
+    this.geo = layoutAll(p, this.graph, this.view.direction ?? p.direction);
+    const { boxes, routes, clusters, viewBox } = this.geo;
+    const id = (name) => `${this.uid}-${name}`;
+    const marker = (name) => s("marker", {
+      id: id(name), viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "9", markerHeight: "9",
+      markerUnits: "userSpaceOnUse", orient: "auto",
+    }, [s("path", { d: "M0,0.5 L10,5 L0,9.5 z", class: `me-marker-${name}` })]);
+
+    this.edgeEls = new Map();
+    const edgeLayer = s("g", { class: "me-edges" }, this.graph.vedges.map((e) => {
+      const [p0, c1, c2, p3] = routes.get(e.id);
+      const path = s("path", {
+        class: "me-edge", "data-edge-id": e.id, "marker-end": `url(#${id("arrow")})`,
+        d: `M${r1(p0.x)},${r1(p0.y)} C${r1(c1.x)},${r1(c1.y)} ${r1(c2.x)},${r1(c2.y)} ${r1(p3.x)},${r1(p3.y)}`,
+      });
+      this.edgeEls.set(e.id, path);
+      return path;
+    }));
+
+    this.nodeEls = new Map();
+    const nodeLayer = s("g", { class: "me-nodes" }, this.graph.vnodes.map((vn) => {
+      const g = vn.kind === "cluster" ? this.drawFolded(vn, boxes.get(vn.id)) : vn.kind === "op" ? this.drawOp(vn.node, boxes.get(vn.id)) : this.drawTensor(vn.node, boxes.get(vn.id));
+      this.nodeEls.set(vn.id, g);
+      return g;
+    }));
+
+    const clusterLayer = s("g", { class: "me-clusters" }, clusters.map((c) => s("g", { class: "me-cluster", "data-cluster-box": c.id }, [
+      s("rect", { class: "me-cluster-box", x: r1(c.x), y: r1(c.y), width: r1(c.w), height: r1(c.h), rx: 12 }),
+      s("g", {
+        class: "me-cluster-title", "data-role": "cluster-toggle", "data-cluster-id": c.id, role: "button", tabindex: "0",
+        "aria-expanded": "true", "aria-label": `Collapse ${c.label}`,
+      }, [
+        s("rect", { x: r1(c.x + 8), y: r1(c.y + 6), width: r1(textWidth(c.label, 12) + 30), height: 20, rx: 10 }),
+        s("text", { x: r1(c.x + 18), y: r1(c.y + 20), text: `▾ ${c.label}` }),
+      ]),
+    ])));
+
+    this.overlay = s("g", { class: "me-overlay" });
+    const [vx, vy, vw, vh] = viewBox;
+    this.svg = s("svg", {
+      class: "me-graph", xmlns: SVG_NS, viewBox: `${r1(vx)} ${r1(vy)} ${r1(vw)} ${r1(vh)}`, role: "img",
+      "aria-label": "Graph of the recorded ops",
+    }, [
+      s("defs", {}, [marker("arrow"), marker("arrow-grad"), marker("arrow-fwd")]),
+      clusterLayer, edgeLayer, nodeLayer, this.overlay,
+    ]);
+    this.canvas.replaceChildren(this.svg);
+    this.applyZoom();
+    this.refresh();
+  }
+
+  drawTensor(n, box) {
+    const { w, h: hh } = box;
+    const value = asValue(n.value);
+    const shape = n.shape ?? shapeOf(value);
+    const hm = heatmapOf(value);
+    const hmW = hm ? Math.min(40, Math.max(18, 6 * Math.max(...hm.map((row) => row.length)))) : 0;
+    const textRight = w - 10 - (hm ? hmW + 8 : 0);
+    const tag = KIND_TAG[n.kind];
+    const labelRoom = w - 20 - (tag ? textWidth(tag, 9) + 8 : 0);
+    let valueText = "";
+    if (value && value.full && numel(shapeOf(value)) <= 6) valueText = formatData(value.data, 3);
+    else if (value) { const st = stats(value); valueText = `${formatNumber(st.min, 3)} … ${formatNumber(st.max, 3)}`; }
+    const shapeStr = [formatShape(shape), n.dtype].filter(Boolean).join(" · ");
+    return s("g", {
+      class: `me-node me-tensor me-kind-${n.kind}`, "data-node-id": n.id, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
+      tabindex: "0", role: "button", "aria-label": `${KIND_TAG[n.kind] ?? "tensor"} ${nodeLabel(n)}, ${shapeStr}`,
+    }, [
+      s("title", { text: `${nodeLabel(n)} (${n.kind})\n${shapeStr}\n${value ? truncate(compactValue(value, 16), 300) : ""}` }),
+      s("rect", { class: "me-shape", width: w, height: hh, rx: 9 }),
+      n.kind === "target" && s("rect", { class: "me-shape-inner", x: 3, y: 3, width: w - 6, height: hh - 6, rx: 7 }),
+      s("text", { class: "me-node-label", x: 10, y: 19, text: truncate(nodeLabel(n), Math.floor(labelRoom / (12.5 * 0.6))) }),
+      tag && s("text", { class: "me-kind-tag", x: w - 9, y: 17, "text-anchor": "end", text: tag.toUpperCase() }),
+      s("text", { class: "me-node-meta", x: 10, y: 36, text: truncate(shapeStr, Math.floor(textRight / (11 * 0.57)) - 1) }),
+      valueText && s("text", { class: "me-node-value", x: 10, y: hh - 11, text: truncate(valueText, Math.floor((textRight - 10) / (11 * 0.61))) }),
+      hm && heatmapSvg(hm, w - 10 - hmW, 24, hmW, hh - 32),
+    ]);
+  }
+
+  drawOp(n, box) {
+    const { w, h: hh } = box;
+    const label = opLabel(n);
+    return s("g", {
+      class: `me-node me-op${n.custom ? " is-custom" : ""}`, "data-node-id": n.id, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
+      tabindex: "0", role: "button", "aria-label": `op ${label}${n.custom ? " (custom gradient)" : ""}`,
+    }, [
+      s("title", { text: [label + (n.custom ? " (custom gradient)" : ""), ...(n.rule ?? [])].join("\n") }),
+      s("rect", { class: "me-shape", width: w, height: hh, rx: hh / 2 }),
+      s("text", { class: "me-op-label", x: w / 2, y: hh / 2 + 4.5, "text-anchor": "middle", text: truncate(label, Math.floor((w - 14) / (12.5 * 0.6))) }),
+      n.custom && s("g", { class: "me-custom-badge", "data-role": "custom-badge" }, [
+        s("rect", { x: w - 52, y: -10, width: 50, height: 16, rx: 8 }),
+        s("text", { x: w - 27, y: 1.5, "text-anchor": "middle", text: "custom" }),
+      ]),
+    ]);
+  }
+
+  drawFolded(vn, box) {
+    const { w, h: hh } = box;
+    const label = String(vn.cluster.label ?? vn.cluster.id);
+    const ops = vn.members.filter((m) => this.p.byId.get(m)?.kind === "op").length;
+    return s("g", {
+      class: "me-node me-folded", "data-cluster-id": vn.cluster.id, "data-role": "cluster-toggle", role: "button", tabindex: "0",
+      "aria-expanded": "false", "aria-label": `Expand ${label}`, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
+    }, [
+      s("title", { text: `${label}: ${vn.members.length} nodes (click to expand)` }),
+      s("rect", { class: "me-shape-back", x: 5, y: 5, width: w, height: hh, rx: 12 }),
+      s("rect", { class: "me-shape", width: w, height: hh, rx: 12 }),
+      s("text", { class: "me-node-label", x: 12, y: 22, text: truncate(`▸ ${label}`, Math.floor((w - 20) / (12.5 * 0.6))) }),
+      s("text", { class: "me-node-meta", x: 12, y: 40, text: truncate(`${vn.members.length} nodes (${ops} op${ops === 1 ? "" : "s"}) · click to open`, Math.floor((w - 24) / (11 * 0.57))) }),
+    ]);
+  }
+
+  // -- per step: classes, the overlay (gradient labels and badges), the side panel, the controls
+
+  refresh() {
+    if (!this.p) return;
+    const p = this.p, k = this.step, n = this.stepCount, mode = this.mode;
+    const back = mode === "backward" ? backwardState(p, k) : null;
+    const fwd = mode === "forward" ? forwardState(p, k) : null;
+    const state = back ?? fwd;
+    this.root.classList.toggle("me-mode-forward", mode === "forward");
+    this.root.classList.toggle("is-finished", Boolean(back?.finished));
+
+    // Controls.
+    this.modeToggle.setAttribute("aria-checked", String(mode === "forward"));
+    this.modeToggle.setAttribute("aria-label", `Mode: ${mode} pass. Click to switch to the ${mode === "backward" ? "forward" : "backward"} pass`);
+    this.modeToggle.querySelectorAll(".me-mode-opt").forEach((o) => o.classList.toggle("is-active", o.dataset.mode === mode));
+    this.slider.max = String(Math.max(n - 1, -1));
+    this.slider.value = String(k);
+    this.slider.disabled = n === 0;
+    this.stepLabel.textContent = `step ${k + 1} / ${n}`;
+    this.resetBtn.disabled = this.backBtn.disabled = k < 0;
+    this.stepBtn.disabled = k >= n - 1;
+    this.playBtn.disabled = n === 0;
+
+    // Node and edge classes.
+    const rep = this.graph.rep;
+    const sel = this.selected;
+    for (const [id, g] of this.nodeEls) {
+      const folded = id.startsWith("cluster:");
+      const members = folded ? [...rep].filter(([, v]) => v === id).map(([m]) => m) : [id];
+      g.classList.toggle("is-current", !folded && state.current === id);
+      g.classList.toggle("contains-current", folded && members.includes(state.current));
+      g.classList.toggle("is-selected", sel !== "" && members.includes(sel));
+      g.classList.toggle("is-upstream", Boolean(back?.upstream.has(id)));
+      g.classList.toggle("has-grad", Boolean(back?.grads.has(id)));
+      g.classList.toggle("is-unreached", Boolean(back?.finished && p.unreached.has(id)));
+      g.classList.toggle("is-pending", Boolean(fwd && members.every((m) => fwd.pending.has(m))));
+      g.classList.toggle("is-produced-now", Boolean(fwd?.outputs.has(id)));
+      g.classList.toggle("is-input-now", Boolean(fwd?.inputs.has(id)));
+    }
+    for (const [id, path] of this.edgeEls) {
+      const e = p.edgeById.get(id);
+      const grad = Boolean(back?.sending.has(id));
+      const upstream = Boolean(back && e.source === back.current && back.upstream.has(e.target));
+      const fwdNow = Boolean(fwd?.current && (e.target === fwd.current || e.source === fwd.current));
+      path.classList.toggle("is-grad", grad);
+      path.classList.toggle("is-done", Boolean(back?.done.has(id)) && !grad);
+      path.classList.toggle("is-upstream", upstream);
+      path.classList.toggle("is-fwd", fwdNow);
+      path.setAttribute("marker-end", `url(#${this.uid}-${fwdNow ? "arrow-fwd" : "arrow"})`);
+    }
+    this.drawOverlay(back);
+    this.renderPanel(back, fwd);
+    this.scrollToCurrent(state.current ? rep.get(state.current) : null);
+  }
+
+  drawOverlay(back) {
+    if (!back) { this.overlay.replaceChildren(); return; }
+    const p = this.p, { routes, boxes, lr, viewBox } = this.geo;
+    const taken = [...boxes.values()].map((b) => ({ x0: b.x - b.w / 2, y0: b.y - b.h / 2, x1: b.x + b.w / 2, y1: b.y + b.h / 2 }));
+
+    // Gradient badges: the running total on every tensor reached so far; final values at the end.
+    const badges = new Map(); // tensor id -> [value, style]
+    for (const [tensor, value] of back.grads) badges.set(tensor, [value, back.upstream.has(tensor) ? "is-upstream" : ""]);
+    if (back.finished) {
+      for (const src of p.sources) {
+        const g = p.gradients.get(src);
+        if (p.unreached.has(src) || (g && g.value == null)) badges.set(src, [null, "is-none"]);
+        else if (g) badges.set(src, [g.value, "is-final"]);
+      }
+    }
+    const badgeEls = [];
+    for (const [tensor, [value, style]] of badges) {
+      const badge = this.badge(tensor, value, style);
+      if (badge) { badgeEls.push(badge.el); taken.push(badge.rect); }
+    }
+
+    // Gradients flow against the arrows: draw each one from the op back to the input it reaches,
+    // labelled with its value next to the edge, clear of nodes, badges and other labels.
+    const flows = [], labels = [];
+    for (const [edgeId, go] of back.sending) {
+      const curve = routes.get(edgeId);
+      if (!curve) continue;
+      const [p0, c1, c2, p3] = curve;
+      flows.push(s("path", {
+        class: "me-grad-flow", "marker-end": `url(#${this.uid}-arrow-grad)`,
+        d: `M${r1(p3.x)},${r1(p3.y)} C${r1(c2.x)},${r1(c2.y)} ${r1(c1.x)},${r1(c1.y)} ${r1(p0.x)},${r1(p0.y)}`,
+      }));
+      const text = compactValue(go.value);
+      const w = textWidth(text, 11, true) + 16, hh = 20;
+      const mid = bezier(curve, 0.5);
+      const at = placeLabel(mid, w, hh, taken, lr, viewBox);
+      taken.push({ x0: at.x - w / 2, y0: at.y - hh / 2, x1: at.x + w / 2, y1: at.y + hh / 2 });
+      labels.push(s("g", { class: "me-edge-grad", "data-role": "edge-grad", "data-edge-id": edgeId }, [
+        s("title", { text: `gradient sent to ${nodeLabel(p.byId.get(go.tensor))}: ${compactValue(go.value, 16)}` }),
+        (at.x !== mid.x || at.y !== mid.y) && s("line", { class: "me-leader", x1: r1(mid.x), y1: r1(mid.y), x2: r1(at.x), y2: r1(at.y) }),
+        s("rect", { x: r1(at.x - w / 2), y: r1(at.y - hh / 2), width: r1(w), height: hh, rx: 10 }),
+        s("text", { x: r1(at.x), y: r1(at.y + 4), "text-anchor": "middle", text }),
+      ]));
+    }
+    this.overlay.replaceChildren(...flows, ...badgeEls, ...labels);
+  }
+
+  // A gradient badge straddling the bottom-right corner of a tensor: {el, rect}, or null if not drawn.
+  // Top to bottom, edges leave from the bottom middle, so the badge keeps to the right of it.
+  badge(tensor, value, style) {
+    if (this.graph.rep.get(tensor) !== tensor) return null; // hidden, or inside a folded cluster
+    const box = this.geo.boxes.get(tensor);
+    const text = `∇ ${truncate(compactValue(value, 3, 3), 24)}`;
+    const w = textWidth(text, 10.5, true) + 14, hh = 17;
+    const x = this.geo.lr ? box.x + box.w / 2 - w - 6 : Math.max(box.x + 14, box.x + box.w / 2 - w - 6), y = box.y + box.h / 2 - 7;
+    const el = s("g", { class: `me-badge ${style}`.trim(), "data-role": "grad-badge", "data-for": tensor, transform: `translate(${r1(x)},${r1(y)})` }, [
+      s("title", { text: `gradient of the target with respect to ${nodeLabel(this.p.byId.get(tensor))}: ${compactValue(value, 16)}` }),
+      s("rect", { width: r1(w), height: hh, rx: 8.5 }),
+      s("text", { x: r1(w / 2), y: 12.2, "text-anchor": "middle", text }),
+    ]);
+    return { el, rect: { x0: x, y0: y, x1: x + w, y1: y + hh } };
+  }
+
+  // -- the side panel
+
+  renderPanel(back, fwd) {
+    const p = this.p;
+    const sections = [];
+    if (back) sections.push(...this.backwardSections(back));
+    else sections.push(...this.forwardSections(fwd));
+    const sel = this.selected && p.byId.get(this.selected);
+    if (sel) sections.push(this.inspector(sel, back));
+    else sections.push(h("p", { class: "me-hint", text: "Click any node to see its value and gradient." }));
+    this.panel.replaceChildren(...sections);
+  }
+
+  backwardSections(back) {
+    const p = this.p;
+    const label = (id) => nodeLabel(p.byId.get(id));
+    if (!p.steps.length) {
+      return [h("section", { class: "me-card" }, [h("h3", { text: "No backward steps" }),
+        h("p", { text: p.error ? "See the message above. Forward still replays what the tape recorded."
+          : p.forward.length ? "The tape has recorded ops but no gradient has been traced yet. Switch to Forward to replay what was recorded."
+            : "Nothing to differentiate yet." })])];
+    }
+    if (!back.step) {
+      return [h("section", { class: "me-card" }, [
+        h("h3", { text: "Ready for backprop" }),
+        h("p", {}, ["Backprop starts at the target ", h("strong", { text: label(p.target) }), " with ", h("span", { class: "me-dy", text: "dy" }),
+          " = 1 (the target's gradient with respect to itself), and walks the tape backwards, one op per step."]),
+        h("p", { text: "Press Step (or the → key) to run the first op's gradient rule." }),
+      ])];
+    }
+    const st = back.step;
+    const op = p.byId.get(st.op);
+    const rule = st.rule ?? op.rule ?? [];
+    const sentTo = new Set((st.grads_out ?? []).map((go) => go.input_index));
+    const header = h("section", { class: "me-card me-current" }, [
+      h("div", { class: "me-card-kicker", text: `Backward step ${this.step + 1} of ${p.steps.length}` }),
+      h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
+      h("div", { class: "me-field-label", text: "Gradient arriving at its output" }),
+      h("div", { class: "me-upstream", "data-role": "upstream" }, (st.upstream ?? []).map((u) => h("div", { class: "me-upstream-item" }, [
+        h("div", { class: "me-eq" }, [h("span", { class: "me-dy", text: "dy" }), ` = ∂${label(p.target)}/∂${label(u.tensor)}`]),
+        valueView(u.value),
+      ]))),
+      h("div", { class: "me-field-label", text: "Chain rule: local derivative × dy" }),
+      h("div", { class: "me-rule", "data-role": "rule" }, rule.map((line, i) => ruleLine(line, sentTo.has(i) || !sentTo.size))),
+    ]);
+    const upShape = shapeOf(asValue(st.upstream?.[0]?.value));
+    const sends = h("section", { class: "me-card" }, [
+      h("div", { class: "me-field-label", text: "Sends back" }),
+      ...(st.grads_out ?? []).map((go) => {
+        const who = label(go.tensor);
+        const input = ruleInput(rule[go.input_index]);
+        const gShape = shapeOf(asValue(go.value));
+        return h("div", { class: "me-send", "data-role": "grad-out", "data-edge-id": go.edge, "data-tensor": go.tensor }, [
+          h("div", { class: "me-send-title" }, [input ? `to input ${input} = ` : "to ", h("strong", { text: who })]),
+          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index])]),
+          valueView(go.value),
+          isBroadcastOf(gShape, upShape) && h("div", { class: "me-note", text:
+            `${who} was broadcast from ${formatShape(gShape)} to ${formatShape(upShape)} on the way forward, so its gradient is summed back to ${formatShape(gShape)}.` }),
+          go.is_accumulation
+            ? h("div", { class: "me-accum", "data-role": "accumulation" }, [
+              h("code", { text: `${who}.grad += ${compactValue(go.value)} → total ${compactValue(go.accumulated)}` }),
+              h("div", { class: "me-note", text: `${who} is used more than once, so the gradients from each use add up.` }),
+            ])
+            : h("div", { class: "me-accum is-first" }, [h("code", { text: `${who}.grad = ${compactValue(go.accumulated ?? go.value)}` })]),
+        ]);
+      }),
+      !(st.grads_out ?? []).length && h("p", { class: "me-hint", text: "No input of this op needs a gradient." }),
+    ]);
+    const out = [header, sends];
+    if (back.finished) {
+      out.push(h("section", { class: "me-card me-final", "data-role": "final-gradients" }, [
+        h("h3", { text: "Done: the final gradients" }),
+        ...p.sources.map((src) => {
+          const g = p.gradients.get(src);
+          const none = p.unreached.has(src) || !g || g.value == null;
+          return h("div", { class: "me-final-item" + (none ? " is-none" : ""), "data-role": "final-gradient", "data-source": src }, [
+            h("div", { class: "me-eq" }, [`∂${label(p.target)}/∂`, h("strong", { text: g?.name ?? label(src) }), " ="]),
+            none ? h("div", {}, [h("span", { class: "me-none", text: "None" }), h("span", { class: "me-note", text: ` — ${label(p.target)} does not depend on it` })])
+              : valueView(g.value),
+          ]);
+        }),
+      ]));
+    }
+    return out;
+  }
+
+  forwardSections(fwd) {
+    const p = this.p;
+    const label = (id) => nodeLabel(p.byId.get(id));
+    if (!p.forward.length) return [h("section", { class: "me-card" }, [h("h3", { text: "No forward steps" }), h("p", { text: "No op was recorded on this tape." })])];
+    if (!fwd.step) {
+      return [h("section", { class: "me-card" }, [
+        h("h3", { text: "Forward replay" }),
+        h("p", { text: "Replays the ops in the order the tape recorded them. Faded nodes are not computed yet." }),
+        h("p", { text: "Press Step (or the → key) to run the first op." }),
+      ])];
+    }
+    const op = p.byId.get(fwd.step.op);
+    return [h("section", { class: "me-card me-current is-forward" }, [
+      h("div", { class: "me-card-kicker", text: `Forward step ${this.step + 1} of ${p.forward.length}` }),
+      h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
+      h("div", { class: "me-eq me-forward-eq" }, `${(fwd.step.outputs ?? []).map(label).join(", ")} = ${opLabel(op)}(${(fwd.step.inputs ?? []).map(label).join(", ")})`),
+      ...(fwd.step.outputs ?? []).flatMap((id) => [h("div", { class: "me-field-label", text: `${label(id)} =` }), valueView(p.byId.get(id)?.value)]),
+    ])];
+  }
+
+  inspector(n, back) {
+    const p = this.p;
+    const items = [h("div", { class: "me-card-kicker", text: n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor" }),
+      h("h3", {}, [h("code", { text: n.kind === "op" ? opLabel(n) : nodeLabel(n) })])];
+    if (n.kind === "op") {
+      const attrs = Object.entries(n.attrs ?? {});
+      if (attrs.length) items.push(h("div", { class: "me-field-label", text: "Attributes" }),
+        h("code", { class: "me-attrs", text: attrs.map(([key, v]) => `${key}=${JSON.stringify(v)}`).join(", ") }));
+      if ((n.rule ?? []).length) items.push(h("div", { class: "me-field-label", text: "Gradient rule" }), h("div", { class: "me-rule" }, n.rule.map((l) => ruleLine(l))));
+    } else {
+      items.push(h("div", { class: "me-field-label", text: "Value" }), h("div", { "data-role": "inspector-value" }, [valueView(n.value)]));
+      let grad;
+      if (!back) grad = h("p", { class: "me-hint", text: "Gradients appear in the backward pass." });
+      else if (back.finished && p.unreached.has(n.id)) grad = h("span", { class: "me-none", text: "None (the target does not depend on it)" });
+      else if (back.finished && p.gradients.has(n.id)) grad = valueView(p.gradients.get(n.id).value);
+      else if (back.grads.has(n.id)) grad = valueView(back.grads.get(n.id));
+      else grad = h("p", { class: "me-hint", text: "Not computed yet at this step." });
+      items.push(h("div", { class: "me-field-label", text: back?.finished ? "Gradient" : "Gradient so far" }), h("div", { "data-role": "inspector-grad" }, [grad]));
+    }
+    return h("section", { class: "me-card me-inspector", "data-role": "inspector", "data-node-id": n.id }, items);
+  }
+
+  // -- interaction
+
+  onCanvasClick(e) {
+    const toggle = e.target.closest?.("[data-role=cluster-toggle]");
+    if (toggle) {
+      const c = toggle.dataset.clusterId;
+      if (this.view.collapsed.has(c)) this.view.collapsed.delete(c);
+      else this.view.collapsed.add(c);
+      this.draw();
+      return;
+    }
+    const node = e.target.closest?.("[data-node-id]");
+    this.set("selected", node ? node.dataset.nodeId : "");
+  }
+
+  onKey(e) {
+    if (e.target.closest?.("input, select, textarea")) return; // the slider has its own arrow keys
+    const moves = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: -1, End: this.stepCount - 1 };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    this.stopPlaying();
+    this.goTo(moves[e.key]);
+  }
+
+  togglePlay() {
+    if (this.timer) { this.stopPlaying(); return; }
+    if (this.step >= this.stepCount - 1) this.goTo(-1); // play again from the start
+    this.timer = setInterval(() => {
+      if (this.step >= this.stepCount - 1) this.stopPlaying();
+      else this.goTo(this.step + 1);
+    }, Number(this.speed.value));
+    this.playBtn.replaceChildren(icon("pause"), h("span", { text: "Pause" }));
+    this.playBtn.setAttribute("aria-label", "Pause");
+    this.playBtn.classList.add("is-playing");
+  }
+
+  stopPlaying() {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.playBtn.replaceChildren(icon("play"), h("span", { text: "Play" }));
+    this.playBtn.setAttribute("aria-label", "Play");
+    this.playBtn.classList.remove("is-playing");
+  }
+
+  // -- zoom: "fit" (null) follows the width of the output area, never shrinking text below 85 %
+
+  applyZoom() {
+    if (!this.svg) return;
+    const [, , vw, vh] = this.geo.viewBox;
+    const available = this.canvas.clientWidth - 2;
+    const zoom = this.view.zoom ?? (available > 0 ? Math.max(0.85, Math.min(1.1, available / vw)) : 1);
+    this.svg.setAttribute("width", r1(vw * zoom));
+    this.svg.setAttribute("height", r1(vh * zoom));
+    this.currentZoom = zoom;
+  }
+
+  zoomBy(f) {
+    this.view.zoom = Math.max(0.3, Math.min(3, (this.currentZoom ?? 1) * f));
+    this.applyZoom();
+  }
+
+  // Scroll the canvas (never the notebook page) so that the current op is in view.
+  scrollToCurrent(vid) {
+    const box = vid && this.geo.boxes.get(vid);
+    if (!box || !this.canvas.clientWidth) return;
+    const z = this.currentZoom ?? 1, [vx, vy] = this.geo.viewBox;
+    const x = (box.x - vx) * z, y = (box.y - vy) * z;
+    const c = this.canvas;
+    if (x < c.scrollLeft + 40 || x > c.scrollLeft + c.clientWidth - 40) c.scrollLeft = x - c.clientWidth / 2;
+    if (y < c.scrollTop + 40 || y > c.scrollTop + c.clientHeight - 40) c.scrollTop = y - c.clientHeight / 2;
+  }
+}
+
+// ---------------------------------------------------------------- entry points
+
+/**
+ * Draw a trace into `el`. Without `options.model`, the state lives in the page (standalone HTML).
+ * options: { model, step, mode, selected, theme: "auto" | "light" | "dark" }.
+ * Returns { model, destroy }; `model.set("trace", t)` redraws, as a kernel does in Jupyter.
+ */
+export function mount(el, trace, options = {}) {
+  const model = options.model ?? createLocalModel({
+    trace, step: options.step ?? -1, mode: options.mode ?? "backward", selected: options.selected ?? "",
+  });
+  const debuggerView = new TapeDebugger(el, model, options);
+  return { model, destroy: () => debuggerView.destroy() };
+}
+
+export default {
+  render({ model, el }) {
+    const { destroy } = mount(el, model.get("trace"), { model });
+    return destroy;
+  },
+};
