@@ -98,9 +98,9 @@ def artifacts():
     return ARTIFACTS
 
 
-# The JupyterLab fixtures live in jupyter_server.py. That name is also the real `jupyter_server`
-# package's, so load the file by path under a private name instead of importing it.
-_spec = importlib.util.spec_from_file_location("_minieager_lab_fixtures", Path(__file__).with_name("jupyter_server.py"))
+# The JupyterLab fixtures live in lab_fixtures.py; this folder is no package (tests/ and
+# widgets/tests/ are collected in one session), so load the file by path under a private name.
+_spec = importlib.util.spec_from_file_location("_minieager_lab_fixtures", Path(__file__).with_name("lab_fixtures.py"))
 _lab = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_lab)
 lab_root = _lab.lab_root

@@ -1,4 +1,4 @@
-"""Widgets in a real JupyterLab (offline, headless Chromium): the jupyter_server.py fixtures work,
+"""Widgets in a real JupyterLab (offline, headless Chromium): the lab_fixtures.py fixtures work,
 ipywidgets and anywidget front-ends load, and the tape debugger's JS runs against a live model.
 
 The last test stands in for the Python widget class (minieager.widgets, written separately) with
