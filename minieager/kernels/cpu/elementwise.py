@@ -1,0 +1,363 @@
+"""Elementwise kernels: one small numba loop per op.
+
+Each loop runs over 1-D operands that ``broadcast.run_elementwise`` has already broadcast to
+the output size, and writes into ``out``, which it allocated. A learner can read any op as::
+
+    for i in prange(out.size):
+        out[i] = <formula of x[i]>
+
+Compiler options, and why:
+
+* ``parallel=True`` + ``prange``: the loop is split over the numba threads; it pays from
+  ~1e5 elements, and smaller arrays go to NumPy anyway (see ``broadcast.SMALL_SIZE``).
+* ``error_model="numpy"``: x / 0 gives inf or nan (and integer // 0 gives 0) as in NumPy, with no
+  Python exception checks in the loop, which also lets LLVM vectorise it.
+* no ``fastmath``: it would let LLVM assume there are no nan/inf, which breaks ``isnan``,
+  ``isfinite`` and the nan propagation of ``maximum``/``minimum``, and these loops have no
+  reductions for it to speed up.
+* ``cache=True``: compiled machine code is kept on disk, so a new Python process does not
+  compile again.
+
+exp, tanh, sigmoid (and softmax in nn.py) use ``vecmath.vexp``, which vectorises; np.log, np.sin &
+co. inside @njit are scalar libm calls (numba has no vector math library without Intel SVML).
+"""
+import numpy as np
+import scipy.special
+from numba import njit, prange
+
+from ..registry import register_kernel
+from .broadcast import run_elementwise
+from .vecmath import vexp
+
+_kernel = njit(parallel=True, cache=True, error_model="numpy")
+
+
+# ----------------------------------------------------------------------------- unary
+@_kernel
+def _negative(x, out):
+    for i in prange(out.size):
+        out[i] = -x[i]
+
+
+@_kernel
+def _abs(x, out):
+    for i in prange(out.size):
+        out[i] = abs(x[i])
+
+
+@_kernel
+def _sign(x, out):
+    for i in prange(out.size):
+        v = x[i]
+        out[i] = 1 if v > 0 else (-1 if v < 0 else v)   # 0 -> 0, nan -> nan
+
+
+@_kernel
+def _square(x, out):
+    for i in prange(out.size):
+        out[i] = x[i] * x[i]
+
+
+@_kernel
+def _sqrt(x, out):
+    for i in prange(out.size):
+        out[i] = np.sqrt(x[i])
+
+
+@_kernel
+def _rsqrt(x, out):
+    for i in prange(out.size):
+        out[i] = 1 / np.sqrt(x[i])
+
+
+@_kernel
+def _reciprocal(x, out):
+    for i in prange(out.size):
+        out[i] = 1 / x[i]
+
+
+@_kernel
+def _exp(x, out):
+    for i in prange(out.size):
+        out[i] = vexp(x[i])
+
+
+@_kernel
+def _log(x, out):
+    for i in prange(out.size):
+        out[i] = np.log(x[i])
+
+
+@_kernel
+def _log1p(x, out):
+    for i in prange(out.size):
+        out[i] = np.log1p(x[i])
+
+
+@_kernel
+def _expm1(x, out):
+    for i in prange(out.size):
+        out[i] = np.expm1(x[i])
+
+
+@_kernel
+def _sin(x, out):
+    for i in prange(out.size):
+        out[i] = np.sin(x[i])
+
+
+@_kernel
+def _cos(x, out):
+    for i in prange(out.size):
+        out[i] = np.cos(x[i])
+
+
+@_kernel
+def _tanh(x, out):
+    for i in prange(out.size):
+        v = np.float64(x[i])
+        a = abs(v)
+        # tanh(a) = (1 - e) / (1 + e) with e = exp(-2a) <= 1: never overflows. Near 0, 1 - e cancels,
+        # so there the odd Taylor series is used instead (its next term is < 1e-17 for a < 1/16).
+        e = vexp(-2 * a)
+        t = (1 - e) / (1 + e)
+        a2 = a * a
+        series = a * (1 - a2 * (1 / 3 - a2 * (2 / 15 - a2 * (17 / 315 - a2 * (62 / 2835)))))
+        t = series if a < 0.0625 else t
+        out[i] = t if v >= 0 else -t   # also keeps nan
+
+
+@_kernel
+def _sigmoid(x, out):
+    for i in prange(out.size):
+        v = np.float64(x[i])
+        # With e = exp(-|v|) <= 1 neither branch can overflow, and e / (1 + e) keeps full relative
+        # precision for very negative v, where 1 - 1 / (1 + exp(v)) would round to 0.
+        e = vexp(-abs(v))
+        out[i] = 1 / (1 + e) if v >= 0 else e / (1 + e)
+
+
+@_kernel
+def _softplus(x, out):
+    for i in prange(out.size):
+        v = x[i]
+        # log(1 + exp(v)) = max(v, 0) + log1p(exp(-|v|)): stable for large |v|
+        out[i] = max(v, 0) + np.log1p(vexp(-abs(v)))
+
+
+@_kernel
+def _relu(x, out):
+    for i in prange(out.size):
+        v = x[i]
+        out[i] = 0 if v < 0 else v   # nan stays nan
+
+
+@_kernel
+def _leaky_relu(x, alpha, out):
+    for i in prange(out.size):
+        v = x[i]
+        out[i] = v if v >= 0 else alpha * v
+
+
+@_kernel
+def _logical_not(x, out):
+    for i in prange(out.size):
+        out[i] = not x[i]
+
+
+@_kernel
+def _isnan(x, out):
+    for i in prange(out.size):
+        out[i] = np.isnan(x[i])
+
+
+@_kernel
+def _isfinite(x, out):
+    for i in prange(out.size):
+        out[i] = np.isfinite(x[i])
+
+
+# ----------------------------------------------------------------------------- binary
+@_kernel
+def _add(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] + b[i]
+
+
+@_kernel
+def _subtract(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] - b[i]
+
+
+@_kernel
+def _multiply(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] * b[i]
+
+
+@_kernel
+def _divide(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] / b[i]
+
+
+@_kernel
+def _floordiv(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] // b[i]   # numba's // floors like Python; integer // 0 gives 0 (error_model)
+
+
+@_kernel
+def _mod(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] % b[i]   # sign of the divisor, like Python and NumPy; integer % 0 gives 0
+
+
+@_kernel
+def _pow(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] ** b[i]
+
+
+@_kernel
+def _maximum(a, b, out):
+    for i in prange(out.size):
+        x, y = a[i], b[i]
+        out[i] = x if (x >= y or x != x) else y   # x != x: x is nan, and nan wins as in NumPy
+
+
+@_kernel
+def _minimum(a, b, out):
+    for i in prange(out.size):
+        x, y = a[i], b[i]
+        out[i] = x if (x <= y or x != x) else y
+
+
+@_kernel
+def _equal(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] == b[i]
+
+
+@_kernel
+def _not_equal(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] != b[i]
+
+
+@_kernel
+def _less(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] < b[i]
+
+
+@_kernel
+def _less_equal(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] <= b[i]
+
+
+@_kernel
+def _greater(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] > b[i]
+
+
+@_kernel
+def _greater_equal(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] >= b[i]
+
+
+@_kernel
+def _logical_and(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] and b[i]
+
+
+@_kernel
+def _logical_or(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] or b[i]
+
+
+@_kernel
+def _logical_xor(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] != b[i]
+
+
+# ----------------------------------------------------------------------------- ternary
+@_kernel
+def _where(cond, x, y, out):
+    for i in prange(out.size):
+        out[i] = x[i] if cond[i] else y[i]
+
+
+# ----------------------------------------------------------------------------- registration
+def _register(name, kernel, numpy_fn, out_dtype=None):
+    """Register ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
+    def run(*operands):
+        return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype)
+    run.__name__ = run.__qualname__ = name
+    register_kernel(name, "cpu")(run)
+
+
+for _name, _kern, _np_fn in [
+    ("negative", _negative, np.negative),
+    ("abs", _abs, np.abs),
+    ("sign", _sign, np.sign),
+    ("square", _square, np.square),
+    ("sqrt", _sqrt, np.sqrt),
+    ("rsqrt", _rsqrt, lambda x: 1 / np.sqrt(x)),
+    ("reciprocal", _reciprocal, np.reciprocal),
+    ("exp", _exp, np.exp),
+    ("log", _log, np.log),
+    ("log1p", _log1p, np.log1p),
+    ("expm1", _expm1, np.expm1),
+    ("sin", _sin, np.sin),
+    ("cos", _cos, np.cos),
+    ("tanh", _tanh, np.tanh),
+    ("sigmoid", _sigmoid, scipy.special.expit),
+    ("softplus", _softplus, lambda x: np.logaddexp(0, x)),
+    ("relu", _relu, lambda x: np.where(x < 0, 0, x)),
+    ("add", _add, np.add),
+    ("subtract", _subtract, np.subtract),
+    ("multiply", _multiply, np.multiply),
+    ("floordiv", _floordiv, np.floor_divide),
+    ("mod", _mod, np.mod),
+    ("pow", _pow, np.power),
+    ("maximum", _maximum, np.maximum),
+    ("minimum", _minimum, np.minimum),
+    ("where", _where, np.where),
+]:
+    _register(_name, _kern, _np_fn)
+
+for _name, _kern, _np_fn in [
+    ("logical_not", _logical_not, np.logical_not),
+    ("isnan", _isnan, np.isnan),
+    ("isfinite", _isfinite, np.isfinite),
+    ("equal", _equal, np.equal),
+    ("not_equal", _not_equal, np.not_equal),
+    ("less", _less, np.less),
+    ("less_equal", _less_equal, np.less_equal),
+    ("greater", _greater, np.greater),
+    ("greater_equal", _greater_equal, np.greater_equal),
+    ("logical_and", _logical_and, np.logical_and),
+    ("logical_or", _logical_or, np.logical_or),
+    ("logical_xor", _logical_xor, np.logical_xor),
+]:
+    _register(_name, _kern, _np_fn, out_dtype=np.bool_)
+
+
+@register_kernel("divide", "cpu")
+def divide(a, b):
+    """True division; integer inputs give float64, as in NumPy and tf.math.divide."""
+    out_dtype = np.float64 if a.dtype.kind in "iub" else None
+    return run_elementwise(_divide, np.true_divide, a, b, out_dtype=out_dtype)
+
+
+@register_kernel("leaky_relu", "cpu")
+def leaky_relu(x, alpha=0.2):
+    return run_elementwise(_leaky_relu, lambda v, a: np.where(v >= 0, v, a * v), x, attrs=(alpha,))

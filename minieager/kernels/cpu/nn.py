@@ -1,0 +1,329 @@
+"""Neural-network kernels: NHWC convolution and pooling, softmax and the fused cross-entropy.
+
+Convolution is "im2col + one matrix product": ``_im2col`` copies every (KH, KW, C) input patch
+into one row of a matrix, so that the convolution becomes ``patches @ w.reshape(KH*KW*C, F)``
+and BLAS does the arithmetic. Its two gradients are matrix products too:
+``d patches = dy @ w^T`` folded back onto the input by ``_col2im`` (overlapping patches add up),
+and ``dw = patches^T @ dy``.
+
+Padding follows TensorFlow: "VALID" uses only full windows; "SAME" gives ceil(in / stride)
+outputs and pads ``pad_total = max((out - 1) * stride + k - in, 0)``, ``pad_total // 2`` before.
+Padded positions are never read: im2col writes 0 there, and pooling windows are clipped to
+the input (max ignores them, avg divides by the number of real elements, as TF does).
+
+All loops run ``prange`` over the batch: each image is written by one thread, so the ``+=``
+of ``_col2im`` and of the pooling gradients never races.
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..registry import register_kernel
+from .broadcast import downcast, upcast
+from .vecmath import vexp
+
+_kernel = njit(parallel=True, cache=True, error_model="numpy")
+
+
+def _out_and_pad(size, k, stride, padding):
+    """Output length and padding before, along one spatial axis."""
+    if padding == "VALID":
+        return (size - k) // stride + 1, 0
+    out = -(-size // stride)
+    return out, max((out - 1) * stride + k - size, 0) // 2
+
+
+def _geometry(in_hw, k_hw, strides, padding):
+    """(out_h, out_w, pad_top, pad_left) of a window ``k_hw`` sliding over ``in_hw``."""
+    oh, pt = _out_and_pad(in_hw[0], k_hw[0], strides[0], padding)
+    ow, pl = _out_and_pad(in_hw[1], k_hw[1], strides[1], padding)
+    return oh, ow, pt, pl
+
+
+# ----------------------------------------------------------------------------- convolution
+@_kernel
+def _im2col(x, sh, sw, pt, pl, col):
+    """col[n, i, j, di, dj, c] = x[n, i*sh + di - pt, j*sw + dj - pl, c], or 0 in the padding."""
+    n_img, h, w, c_in = x.shape
+    _, oh, ow, kh, kw, _ = col.shape
+    for n in prange(n_img):
+        for i in range(oh):
+            for j in range(ow):
+                for di in range(kh):
+                    y = i * sh + di - pt
+                    for dj in range(kw):
+                        xx = j * sw + dj - pl
+                        inside = 0 <= y < h and 0 <= xx < w
+                        for c in range(c_in):
+                            col[n, i, j, di, dj, c] = x[n, y, xx, c] if inside else 0
+
+
+@_kernel
+def _col2im(col, sh, sw, pt, pl, dx):
+    """The adjoint of _im2col: add every patch entry back onto the input position it came from."""
+    n_img, h, w, c_in = dx.shape
+    _, oh, ow, kh, kw, _ = col.shape
+    for n in prange(n_img):
+        for i in range(oh):
+            for j in range(ow):
+                for di in range(kh):
+                    y = i * sh + di - pt
+                    for dj in range(kw):
+                        xx = j * sw + dj - pl
+                        if 0 <= y < h and 0 <= xx < w:
+                            for c in range(c_in):
+                                dx[n, y, xx, c] += col[n, i, j, di, dj, c]
+
+
+def _patches(x, k_hw, strides, padding):
+    """im2col: the (N, OH, OW, KH, KW, C) patches of ``x``."""
+    n, h, w, c = x.shape
+    oh, ow, pt, pl = _geometry((h, w), k_hw, strides, padding)
+    col = np.empty((n, oh, ow, k_hw[0], k_hw[1], c), x.dtype)
+    _im2col(np.ascontiguousarray(x), strides[0], strides[1], pt, pl, col)
+    return col
+
+
+@register_kernel("conv2d", "cpu")
+def conv2d(x, w, strides, padding):
+    """x (N, H, W, C) * w (KH, KW, C, F) -> (N, OH, OW, F)."""
+    dtype = x.dtype
+    x, w = upcast(x), upcast(w)
+    kh, kw, c, f = w.shape
+    col = _patches(x, (kh, kw), strides, padding)
+    out = col.reshape(-1, kh * kw * c) @ w.reshape(kh * kw * c, f)
+    return downcast(out.reshape(col.shape[:3] + (f,)), dtype)
+
+
+@register_kernel("conv2d_backprop_input", "cpu")
+def conv2d_backprop_input(dy, w, input_shape, strides, padding):
+    """d conv2d / dx: dy (N, OH, OW, F), w (KH, KW, C, F) -> (N, H, W, C)."""
+    dtype = dy.dtype
+    dy, w = upcast(dy), upcast(w)
+    kh, kw, c, f = w.shape
+    dcol = dy.reshape(-1, f) @ w.reshape(kh * kw * c, f).T
+    n, h, wd, _ = input_shape
+    _, _, pt, pl = _geometry((h, wd), (kh, kw), strides, padding)
+    dx = np.zeros(tuple(input_shape), dy.dtype)
+    _col2im(dcol.reshape(dy.shape[:3] + (kh, kw, c)), strides[0], strides[1], pt, pl, dx)
+    return downcast(dx, dtype)
+
+
+@register_kernel("conv2d_backprop_filter", "cpu")
+def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
+    """d conv2d / dw: x (N, H, W, C), dy (N, OH, OW, F) -> (KH, KW, C, F)."""
+    dtype = x.dtype
+    x, dy = upcast(x), upcast(dy)
+    kh, kw, c, f = filter_shape
+    col = _patches(x, (kh, kw), strides, padding)
+    dw = col.reshape(-1, kh * kw * c).T @ dy.reshape(-1, f)
+    return downcast(dw.reshape(tuple(filter_shape)), dtype)
+
+
+# ----------------------------------------------------------------------------- pooling
+@_kernel
+def _max_pool(x, kh, kw, sh, sw, pt, pl, out):
+    n_img, h, w, n_c = x.shape
+    _, oh, ow, _ = out.shape
+    for n in prange(n_img):
+        for i in range(oh):
+            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            for j in range(ow):
+                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                for c in range(n_c):
+                    out[n, i, j, c] = x[n, y0, x0, c]
+                for y in range(y0, y1):
+                    for xx in range(x0, x1):
+                        for c in range(n_c):
+                            v = x[n, y, xx, c]
+                            if v > out[n, i, j, c] or v != v:   # v != v: nan wins, as in reduce_max
+                                out[n, i, j, c] = v
+
+
+@_kernel
+def _max_pool_grad(x, dy, kh, kw, sh, sw, pt, pl, dx):
+    """Each dy goes to the first maximum of its window (row-major order), as in TensorFlow."""
+    n_img, h, w, n_c = x.shape
+    _, oh, ow, _ = dy.shape
+    for n in prange(n_img):
+        for i in range(oh):
+            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            for j in range(ow):
+                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                for c in range(n_c):
+                    best, by, bx = x[n, y0, x0, c], y0, x0
+                    for y in range(y0, y1):
+                        for xx in range(x0, x1):
+                            v = x[n, y, xx, c]
+                            if v > best or (v != v and best == best):
+                                best, by, bx = v, y, xx
+                    dx[n, by, bx, c] += dy[n, i, j, c]
+
+
+@_kernel
+def _avg_pool(x, kh, kw, sh, sw, pt, pl, out):
+    n_img, h, w, n_c = x.shape
+    _, oh, ow, _ = out.shape
+    for n in prange(n_img):
+        acc = np.empty(n_c, np.float64)
+        for i in range(oh):
+            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            for j in range(ow):
+                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                acc[:] = 0
+                for y in range(y0, y1):
+                    for xx in range(x0, x1):
+                        for c in range(n_c):
+                            acc[c] += x[n, y, xx, c]
+                count = (y1 - y0) * (x1 - x0)   # real elements only: padding is not averaged in
+                for c in range(n_c):
+                    out[n, i, j, c] = acc[c] / count
+
+
+@_kernel
+def _avg_pool_grad(dy, kh, kw, sh, sw, pt, pl, dx):
+    n_img, h, w, n_c = dx.shape
+    _, oh, ow, _ = dy.shape
+    for n in prange(n_img):
+        for i in range(oh):
+            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            for j in range(ow):
+                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                count = (y1 - y0) * (x1 - x0)
+                for y in range(y0, y1):
+                    for xx in range(x0, x1):
+                        for c in range(n_c):
+                            dx[n, y, xx, c] += dy[n, i, j, c] / count
+
+
+def _pool_geometry(in_shape, ksize, strides, padding):
+    oh, ow, pt, pl = _geometry(in_shape[1:3], ksize, strides, padding)
+    return (in_shape[0], oh, ow, in_shape[3]), (ksize[0], ksize[1], strides[0], strides[1], pt, pl)
+
+
+@register_kernel("max_pool2d", "cpu")
+def max_pool2d(x, ksize, strides, padding):
+    out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
+    xc = np.ascontiguousarray(upcast(x))
+    out = np.empty(out_shape, xc.dtype)
+    _max_pool(xc, *geo, out)
+    return downcast(out, x.dtype)
+
+
+@register_kernel("max_pool2d_grad", "cpu")
+def max_pool2d_grad(x, dy, ksize, strides, padding):
+    _, geo = _pool_geometry(x.shape, ksize, strides, padding)
+    xc, dyc = np.ascontiguousarray(upcast(x)), np.ascontiguousarray(upcast(dy))
+    dx = np.zeros(xc.shape, dyc.dtype)
+    _max_pool_grad(xc, dyc, *geo, dx)
+    return downcast(dx, dy.dtype)
+
+
+@register_kernel("avg_pool2d", "cpu")
+def avg_pool2d(x, ksize, strides, padding):
+    out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
+    xc = np.ascontiguousarray(upcast(x))
+    out = np.empty(out_shape, xc.dtype)
+    _avg_pool(xc, *geo, out)
+    return downcast(out, x.dtype)
+
+
+@register_kernel("avg_pool2d_grad", "cpu")
+def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
+    _, geo = _pool_geometry(tuple(input_shape), ksize, strides, padding)
+    dyc = np.ascontiguousarray(upcast(dy))
+    dx = np.zeros(tuple(input_shape), dyc.dtype)
+    _avg_pool_grad(dyc, *geo, dx)
+    return downcast(dx, dy.dtype)
+
+
+# ----------------------------------------------------------------------------- softmax family
+@_kernel
+def _softmax_rows(x, log, out):
+    """Softmax (or log-softmax) of each row, after subtracting the row max so exp cannot overflow."""
+    rows, n = x.shape
+    for r in prange(rows):
+        m = np.float64(x[r, 0])
+        for k in range(1, n):
+            m = max(m, x[r, k])
+        total = 0.0
+        for k in range(n):
+            total += vexp(x[r, k] - m)
+        if log:
+            log_total = np.log(total)
+            for k in range(n):
+                out[r, k] = x[r, k] - m - log_total
+        else:
+            for k in range(n):
+                out[r, k] = vexp(x[r, k] - m) / total
+
+
+def _softmax(x, axis, log):
+    """Move ``axis`` last (a copy only if it is not last already), run the row kernel, move it back."""
+    xc = np.ascontiguousarray(np.moveaxis(upcast(x), axis, -1))
+    out = np.empty_like(xc)
+    _softmax_rows(xc.reshape(-1, xc.shape[-1]), log, out.reshape(-1, xc.shape[-1]))
+    return downcast(np.ascontiguousarray(np.moveaxis(out, -1, axis)), x.dtype)
+
+
+@register_kernel("softmax", "cpu")
+def softmax(x, axis):
+    return _softmax(x, axis, False)
+
+
+@register_kernel("log_softmax", "cpu")
+def log_softmax(x, axis):
+    return _softmax(x, axis, True)
+
+
+@njit(inline="always")
+def _logsumexp_row(x, r):
+    m = np.float64(x[r, 0])
+    for k in range(1, x.shape[1]):
+        m = max(m, x[r, k])
+    total = 0.0
+    for k in range(x.shape[1]):
+        total += vexp(x[r, k] - m)
+    return m + np.log(total)
+
+
+@_kernel
+def _xent(logits, labels, loss, backprop):
+    """loss = sum(labels * (logsumexp - logits)), backprop = softmax - labels; one pass per row."""
+    rows, n = logits.shape
+    for r in prange(rows):
+        lse = _logsumexp_row(logits, r)
+        total = 0.0
+        for k in range(n):
+            backprop[r, k] = vexp(logits[r, k] - lse) - labels[r, k]
+            total += labels[r, k] * (lse - logits[r, k])
+        loss[r] = total
+
+
+@_kernel
+def _sparse_xent(logits, labels, loss, backprop):
+    """loss = logsumexp - logits[label], backprop = softmax - one_hot(label)."""
+    rows, n = logits.shape
+    for r in prange(rows):
+        lse = _logsumexp_row(logits, r)
+        for k in range(n):
+            backprop[r, k] = vexp(logits[r, k] - lse)
+        backprop[r, labels[r]] -= 1
+        loss[r] = lse - logits[r, labels[r]]
+
+
+@register_kernel("softmax_cross_entropy", "cpu")
+def softmax_cross_entropy(logits, labels):
+    """logits, labels (N, C) -> (loss (N,), backprop (N, C)); labels are probabilities per row."""
+    x, y = np.ascontiguousarray(upcast(logits)), np.ascontiguousarray(upcast(labels))
+    loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
+    _xent(x, y, loss, backprop)
+    return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
+
+
+@register_kernel("sparse_softmax_cross_entropy", "cpu")
+def sparse_softmax_cross_entropy(logits, labels):
+    """logits (N, C), integer labels (N,) in [0, C) -> (loss (N,), backprop (N, C))."""
+    x = np.ascontiguousarray(upcast(logits))
+    loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
+    _sparse_xent(x, np.ascontiguousarray(labels), loss, backprop)
+    return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
