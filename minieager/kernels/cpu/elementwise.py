@@ -26,7 +26,7 @@ import scipy.special
 from numba import njit, prange
 
 from ..registry import register_kernel
-from .broadcast import run_elementwise
+from .broadcast import SMALL_SIZE, run_elementwise
 from .vecmath import vexp
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
@@ -296,10 +296,25 @@ def _where(cond, x, y, out):
 
 
 # ----------------------------------------------------------------------------- registration
+# Ops whose NumPy version can warn (division by zero, outside the domain, overflow of exp).
+_QUIET = {"sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "expm1", "floordiv", "mod", "pow", "softplus"}
+
+
 def _register(name, kernel, numpy_fn, out_dtype=None):
     """Register ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
+    out_dtype = None if out_dtype is None else np.dtype(out_dtype)
+    quiet = name in _QUIET
+
     def run(*operands):
-        return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype)
+        first = operands[0]
+        if not quiet and first.size < SMALL_SIZE and (len(operands) == 1 or operands[1].shape == first.shape):
+            # The per-op fast path for tiny tensors (see broadcast.py): NumPy, nothing else.
+            result = numpy_fn(*operands)
+            if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
+                result = np.asarray(result)
+            if len(operands) < 3 and result.dtype == (first.dtype if out_dtype is None else out_dtype):
+                return result
+        return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype, quiet=quiet)
     run.__name__ = run.__qualname__ = name
     register_kernel(name, "cpu")(run)
 
@@ -354,8 +369,8 @@ for _name, _kern, _np_fn in [
 @register_kernel("divide", "cpu")
 def divide(a, b):
     """True division; integer inputs give float64, as in NumPy and tf.math.divide."""
-    out_dtype = np.float64 if a.dtype.kind in "iub" else None
-    return run_elementwise(_divide, np.true_divide, a, b, out_dtype=out_dtype)
+    out_dtype = np.dtype(np.float64) if a.dtype.kind in "iub" else None
+    return run_elementwise(_divide, np.true_divide, a, b, out_dtype=out_dtype, quiet=True)
 
 
 @register_kernel("leaky_relu", "cpu")

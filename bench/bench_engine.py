@@ -1,0 +1,132 @@
+"""Engine benchmarks: the guide's matmul loop, per-op overhead, an elementwise chain, cold start.
+
+Run: .venv/bin/python bench/bench_engine.py   (or `make bench`)
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from common import machine_description, print_table, timeit_median, torch_or_none
+
+import minieager as me
+
+
+def guide_matmul(n_steps=200, size=1000):
+    """The guide's benchmark: a (1000, 1000) float32 matrix multiplied by itself 200 times.
+
+    Each product is rescaled by its max so nothing overflows.
+    """
+    rng = np.random.default_rng(0)
+    x_np = rng.random((size, size), dtype=np.float32)
+
+    def numpy_loop():
+        m = x_np
+        for _ in range(n_steps):
+            m = m @ x_np
+            m = m / m.max()
+        return m
+
+    x_me = me.constant(x_np)
+
+    def minieager_loop():
+        m = x_me
+        for _ in range(n_steps):
+            m = me.matmul(m, x_me)
+            m = m / me.reduce_max(m)
+        return m
+
+    t_np = timeit_median(numpy_loop, repeat=3, number=1)
+    t_me = timeit_median(minieager_loop, repeat=3, number=1)
+    flops = 2 * size ** 3 * n_steps
+    print(f"\nThe guide's matmul benchmark: {n_steps} products of ({size}, {size}) float32")
+    print_table([["numpy", t_np, flops / t_np / 1e9], ["minieager", t_me, flops / t_me / 1e9]],
+                ["", "seconds", "GFLOP/s"])
+    print(f"minieager/NumPy: {t_me / t_np:.3f}x")
+
+
+def add_overhead(torch):
+    """``a + b`` at three sizes: one element shows the per-op cost, a million elements the kernel."""
+    rows = []
+    for shape in [(1,), (100,), (1000, 1000)]:
+        a_np = np.random.default_rng(1).random(shape, dtype=np.float32)
+        b_np = np.random.default_rng(2).random(shape, dtype=np.float32)
+        a_me, b_me = me.constant(a_np), me.constant(b_np)
+        number = 20000 if a_np.size < 1000 else 50
+        t_np = timeit_median(lambda: a_np + b_np, number=number)
+        t_me = timeit_median(lambda: a_me + b_me, number=number)
+        t_torch = t_grad = None
+        if torch is not None:
+            a_t, b_t = torch.from_numpy(a_np), torch.from_numpy(b_np)
+            t_torch = timeit_median(lambda: a_t + b_t, number=number)
+            a_g = a_t.clone().requires_grad_(True)
+            t_grad = timeit_median(lambda: a_g + b_t, number=number)
+        rows.append([str(shape), t_me * 1e6, t_np * 1e6, t_torch and t_torch * 1e6, t_grad and t_grad * 1e6])
+    print("\nPer-op overhead: a + b (microseconds per call)")
+    print_table(rows, ["shape", "minieager us", "numpy us", "torch us", "torch grad us"],
+                ratios=[("minieager us", "numpy us"), ("minieager us", "torch us")])
+
+
+def elementwise_chain():
+    """``tanh(x * w + b) * 0.5 + x``: five kernels in a row on large float32 tensors."""
+    rows = []
+    for n in [10 ** 6, 10 ** 7]:
+        rng = np.random.default_rng(3)
+        x_np, w_np, b_np = (rng.standard_normal(n, dtype=np.float32) for _ in range(3))
+        x, w, b = me.constant(x_np), me.constant(w_np), me.constant(b_np)
+        number = 10 if n == 10 ** 6 else 2
+        t_np = timeit_median(lambda: np.tanh(x_np * w_np + b_np) * np.float32(0.5) + x_np, number=number)
+        t_me = timeit_median(lambda: me.tanh(x * w + b) * 0.5 + x, number=number)
+        rows.append([f"{n:.0e}", t_me * 1e3, t_np * 1e3])
+    print("\nElementwise chain tanh(x*w + b)*0.5 + x (milliseconds)")
+    print_table(rows, ["elements", "minieager ms", "numpy ms"], ratios=[("minieager ms", "numpy ms")])
+
+
+def _fresh_python(code):
+    """Seconds a fresh interpreter takes to run ``code`` (measured inside it, so start-up is excluded)."""
+    script = f"import time; t0 = time.perf_counter(); {code}; print(time.perf_counter() - t0)"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env=dict(os.environ))
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def cold_start():
+    """Import time, and the first op in a fresh process once numba's on-disk cache is warm."""
+    _fresh_python("import minieager as me; (me.constant([1.0]) + 1.0).numpy(); me.tanh(me.ones([4]))")  # warm cache
+    imports = sorted(_fresh_python("import minieager") for _ in range(5))
+    first_ops = sorted(_fresh_python("import minieager as me; t = time.perf_counter(); "
+                                     "me.tanh(me.ones([4]) * 2.0 + 1.0).numpy(); t0 = t") for _ in range(5))
+    print("\nCold start in a fresh process (seconds, median of 5)")
+    print_table([["import minieager", imports[2]], ["first ops, warm numba cache", first_ops[2]]], ["", "seconds"])
+
+
+def notebook_01_runtime():
+    """Running notebook 01 top to bottom with a cold and with a warm numba cache."""
+    import tempfile
+    nb = os.path.join(os.path.dirname(__file__), "..", "notebooks", "01_setup_and_basic_usage.ipynb")
+    jupyter = os.path.join(os.path.dirname(sys.executable), "jupyter")
+    if not (os.path.exists(nb) and os.path.exists(jupyter)):
+        print("\n(notebook 01 or jupyter not found: skipping the notebook timing)")
+        return
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        for label in ["cold numba cache", "warm numba cache"]:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            start = time.perf_counter()
+            subprocess.run([jupyter, "nbconvert", "--to", "notebook", "--execute", "--stdout", nb],
+                           capture_output=True, check=True, env=env)
+            rows.append([label, time.perf_counter() - start])
+    print("\nNotebook 01, top to bottom in a fresh kernel (seconds, includes kernel start)")
+    print_table(rows, ["", "seconds"])
+
+
+if __name__ == "__main__":
+    print(machine_description())
+    torch = torch_or_none()
+    guide_matmul()
+    add_overhead(torch)
+    elementwise_chain()
+    cold_start()
+    notebook_01_runtime()
