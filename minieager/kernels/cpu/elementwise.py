@@ -22,7 +22,6 @@ exp, tanh, sigmoid (and softmax in nn.py) use ``vecmath.vexp``, which vectorises
 co. inside @njit are scalar libm calls (numba has no vector math library without Intel SVML).
 """
 import numpy as np
-import scipy.special
 from numba import njit, prange
 
 from ..registry import register_kernel
@@ -334,7 +333,7 @@ for _name, _kern, _np_fn in [
     ("sin", _sin, np.sin),
     ("cos", _cos, np.cos),
     ("tanh", _tanh, np.tanh),
-    ("sigmoid", _sigmoid, scipy.special.expit),
+    ("sigmoid", _sigmoid, lambda x: np.exp(-np.logaddexp(0, -x))),   # stable in both tails
     ("softplus", _softplus, lambda x: np.logaddexp(0, x)),
     ("relu", _relu, lambda x: np.where(x < 0, 0, x)),
     ("add", _add, np.add),
