@@ -106,3 +106,5 @@ _spec.loader.exec_module(_lab)
 lab_root = _lab.lab_root
 lab_server = _lab.lab_server
 lab_notebook = _lab.lab_notebook
+notebook7_server = _lab.notebook7_server
+notebook7_notebook = _lab.notebook7_notebook

@@ -9,6 +9,9 @@ Jupyter setup can neither break nor be touched by the tests. The installed lab e
 `lab_notebook` writes a notebook into the server's root, opens it in JupyterLab with Playwright,
 runs all cells from the Run menu and waits for a selector inside an output area.
 
+`notebook7_server` and `notebook7_notebook` do the same with Jupyter Notebook 7 (`jupyter notebook`,
+built from JupyterLab's components, so the same settings, menus and selectors apply).
+
 conftest.py loads this file by path: its name is also the name of the real `jupyter_server` package.
 """
 import json
@@ -54,9 +57,21 @@ def lab_root(tmp_path_factory):
 @pytest.fixture(scope="session")
 def lab_server(lab_root, tmp_path_factory):
     """Start JupyterLab and yield its base URL, e.g. "http://127.0.0.1:38123/"."""
+    yield from _serve("lab", lab_root, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def notebook7_server(lab_root, tmp_path_factory):
+    """Start Jupyter Notebook 7 on the same root and yield its base URL."""
+    yield from _serve("notebook", lab_root, tmp_path_factory)
+
+
+def _serve(app, root, tmp_path_factory):
+    """Run `jupyter <app>` ("lab", or "notebook" for Notebook 7) privately on root; yield its URL."""
     if not JUPYTER.exists():
         pytest.skip(f"no jupyter beside {sys.executable}")
-    home = tmp_path_factory.mktemp("lab-home")
+    app_class = {"lab": "LabApp", "notebook": "JupyterNotebookApp"}[app]
+    home = tmp_path_factory.mktemp(f"{app}-home")
     dirs = {name: home / name for name in ("config", "data", "runtime", "settings", "workspaces", "ipython")}
     for d in dirs.values():
         d.mkdir()
@@ -75,24 +90,24 @@ def lab_server(lab_root, tmp_path_factory):
         PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
     )
     port = _free_port()
-    log_path = home / "jupyter-lab.log"
+    log_path = home / f"jupyter-{app}.log"
     cmd = [
-        str(JUPYTER), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+        str(JUPYTER), app, "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
         "--ServerApp.open_browser=False", "--ServerApp.disable_check_xsrf=True",
-        f"--ServerApp.root_dir={lab_root}", f"--LabApp.user_settings_dir={dirs['settings']}",
-        f"--LabApp.workspaces_dir={dirs['workspaces']}",
+        f"--ServerApp.root_dir={root}", f"--{app_class}.user_settings_dir={dirs['settings']}",
+        f"--{app_class}.workspaces_dir={dirs['workspaces']}",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers and CI machines often run as root
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=lab_root)
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"jupyter lab exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
+                pytest.fail(f"jupyter {app} exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
             try:
                 with urllib.request.urlopen(url + "api/status", timeout=2) as response:
                     if response.status == 200:
@@ -100,7 +115,7 @@ def lab_server(lab_root, tmp_path_factory):
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"jupyter lab did not answer in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
+                pytest.fail(f"jupyter {app} did not answer in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.3)
         yield url
     finally:
@@ -138,24 +153,35 @@ def lab_notebook(lab_server, lab_root, browser, request):
     `cells` are code cells' sources; `wait_for` is a CSS selector looked for inside the output
     areas (e.g. ".widget-slider"). Each call opens its own browser context.
     """
+    # ?reset: no tabs left open by earlier tests
+    yield from _notebook_opener(lab_server, lab_root, browser, request, "lab/tree/{name}?reset", "lab")
+
+
+@pytest.fixture
+def notebook7_notebook(notebook7_server, lab_root, browser, request):
+    """notebook7_notebook(cells, wait_for, name=None) -> Playwright page, as lab_notebook in Notebook 7."""
+    yield from _notebook_opener(notebook7_server, lab_root, browser, request, "notebooks/{name}", "notebook7")
+
+
+def _notebook_opener(server, root, browser, request, url_path, prefix):
     contexts = []
 
     def run(cells, wait_for, name=None, timeout_ms=45_000):
         name = name or f"{request.node.name}.ipynb".replace("[", "-").replace("]", "")
-        (lab_root / name).write_text(json.dumps(_notebook(cells)))
+        (root / name).write_text(json.dumps(_notebook(cells)))
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         contexts.append(context)
         page = context.new_page()
-        page.goto(f"{lab_server}lab/tree/{name}?reset")  # ?reset: no tabs left open by earlier tests
+        page.goto(server + url_path.format(name=name))
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
-        _wait_for_idle_kernel(lab_server, name, timeout_ms / 1000)  # or "Run All" races the kernel's start
+        _wait_for_idle_kernel(server, name, timeout_ms / 1000)  # or "Run All" races the kernel's start
         page.click(".lm-MenuBar-item:has-text('Run')")
         page.click(".lm-Menu-item[data-command='runmenu:run-all']")
         try:
             page.wait_for_selector(f".jp-OutputArea-output {wait_for}", timeout=timeout_ms)
         except Exception:
             ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / f"lab-{Path(name).stem}.png"))
+            page.screenshot(path=str(ARTIFACTS / f"{prefix}-{Path(name).stem}.png"))
             outputs = page.eval_on_selector_all(".jp-OutputArea-output", "els => els.map(e => e.innerText)")
             pytest.fail(f"{wait_for!r} never appeared in {name}; outputs: {outputs} (screenshot in test-artifacts/)")
         return page

@@ -63,14 +63,12 @@ def flat_operand(a, shape, size):
     return np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(size)
 
 
-def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=(), quiet=False):
+def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     """Broadcast ``operands``, run ``kernel(*flat_operands, *attrs, out)`` and return ``out``.
 
     ``numpy_fn(*operands, *attrs)`` computes the same thing with NumPy; it is used for tiny arrays.
     ``out_dtype`` defaults to the last operand's dtype (``where(cond, x, y)`` -> dtype of y).
     Scalar ``attrs`` (``alpha``) are converted to the compute dtype so the loop stays in it.
-    ``quiet`` silences NumPy's floating-point warnings (x / 0, log(0)), as TF and the numba loops
-    are silent; it costs ~1 us, so ops that cannot divide by zero or leave a domain skip it.
     """
     shape = operands[0].shape
     for a in operands[1:]:
@@ -80,11 +78,7 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=(), quiet
     size = math.prod(shape)
     dtype = operands[-1].dtype if out_dtype is None else out_dtype
     if size < SMALL_SIZE:
-        if quiet:
-            with np.errstate(all="ignore"):
-                result = numpy_fn(*operands, *attrs)
-        else:
-            result = numpy_fn(*operands, *attrs)
+        result = numpy_fn(*operands, *attrs)
         if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
             result = np.asarray(result)
         return result if result.dtype == dtype else downcast(result, dtype)

@@ -295,25 +295,20 @@ def _where(cond, x, y, out):
 
 
 # ----------------------------------------------------------------------------- registration
-# Ops whose NumPy version can warn (division by zero, outside the domain, overflow of exp).
-_QUIET = {"sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "expm1", "floordiv", "mod", "pow", "softplus"}
-
-
 def _register(name, kernel, numpy_fn, out_dtype=None):
     """Register ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
-    quiet = name in _QUIET
 
     def run(*operands):
         first = operands[0]
-        if not quiet and first.size < SMALL_SIZE and (len(operands) == 1 or operands[1].shape == first.shape):
+        if first.size < SMALL_SIZE and (len(operands) == 1 or operands[1].shape == first.shape):
             # The per-op fast path for tiny tensors (see broadcast.py): NumPy, nothing else.
             result = numpy_fn(*operands)
             if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
                 result = np.asarray(result)
             if len(operands) < 3 and result.dtype == (first.dtype if out_dtype is None else out_dtype):
                 return result
-        return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype, quiet=quiet)
+        return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype)
     run.__name__ = run.__qualname__ = name
     register_kernel(name, "cpu")(run)
 
@@ -369,7 +364,7 @@ for _name, _kern, _np_fn in [
 def divide(a, b):
     """True division; integer inputs give float64, as in NumPy and tf.math.divide."""
     out_dtype = np.dtype(np.float64) if a.dtype.kind in "iub" else None
-    return run_elementwise(_divide, np.true_divide, a, b, out_dtype=out_dtype, quiet=True)
+    return run_elementwise(_divide, np.true_divide, a, b, out_dtype=out_dtype)
 
 
 @register_kernel("leaky_relu", "cpu")
