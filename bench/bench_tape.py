@@ -53,7 +53,7 @@ def tape_overhead(torch):
 def mlp(torch, layers=10, width=256, batch=64):
     """A 10-layer tanh MLP, forward + backward, batch 64, width 256."""
     rng = np.random.default_rng(1)
-    ws = [rng.standard_normal((width, width), dtype=np.float32) / np.sqrt(width) for _ in range(layers)]
+    ws = [(rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32) for _ in range(layers)]
     bs = [np.zeros(width, np.float32) for _ in range(layers)]
     x_np = rng.standard_normal((batch, width), dtype=np.float32)
     w_me, b_me = [me.Variable(w) for w in ws], [me.Variable(b) for b in bs]

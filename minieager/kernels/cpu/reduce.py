@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..registry import register_kernel
-from .broadcast import downcast, upcast
+from .broadcast import SMALL_SIZE, downcast, upcast
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
 _sum_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc"})
@@ -111,11 +111,17 @@ def _min(x, out):
                     out[p, q] = v
 
 
-def _reduce(x, axis, keepdims, run, empty_value=None):
-    """Shared driver: 3-D view, ``run(x3, out2)``, then the result's shape."""
+def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, **numpy_kwargs):
+    """Shared driver: 3-D view, ``run(x3, out2)``, then the result's shape.
+
+    Below ``SMALL_SIZE`` elements ``numpy_fn`` does the work instead: waking the numba threads
+    costs more than reducing a (32, 128) batch (measured 41 us against 1.5 us for NumPy).
+    """
     dtype = x.dtype
     if not axis:
         return x.copy()
+    if 0 < x.size < SMALL_SIZE and numpy_fn is not None:
+        return np.asarray(numpy_fn(x, axis=axis, keepdims=keepdims, **numpy_kwargs)).astype(dtype, copy=False)
     x3, kept_shape = _as_3d(upcast(x), axis)
     outer, reduced, inner = x3.shape
     out = np.empty((outer, inner), x3.dtype)
@@ -138,23 +144,23 @@ def _highest(dtype):
 @register_kernel("reduce_sum", "cpu")
 def reduce_sum(x, axis, keepdims):
     zero = _accumulator(x.dtype)(0)
-    return _reduce(x, axis, keepdims, lambda x3, out: _sum(x3, zero, out), 0)
+    return _reduce(x, axis, keepdims, lambda x3, out: _sum(x3, zero, out), 0, np.sum, dtype=zero.dtype)
 
 
 @register_kernel("reduce_prod", "cpu")
 def reduce_prod(x, axis, keepdims):
     one = _accumulator(x.dtype)(1)
-    return _reduce(x, axis, keepdims, lambda x3, out: _prod(x3, one, out), 1)
+    return _reduce(x, axis, keepdims, lambda x3, out: _prod(x3, one, out), 1, np.prod, dtype=one.dtype)
 
 
 @register_kernel("reduce_max", "cpu")
 def reduce_max(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, _max, _lowest(x.dtype))
+    return _reduce(x, axis, keepdims, _max, _lowest(x.dtype), np.max)
 
 
 @register_kernel("reduce_min", "cpu")
 def reduce_min(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, _min, _highest(x.dtype))
+    return _reduce(x, axis, keepdims, _min, _highest(x.dtype), np.min)
 
 
 @register_kernel("reduce_any", "cpu")
