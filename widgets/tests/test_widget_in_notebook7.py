@@ -11,27 +11,20 @@ pytest.importorskip("anywidget")
 pytest.importorskip("notebook")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-import minieager as me  # noqa: E402,F401  (the notebook's code is run here too)
+import importlib.util  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-RECORD = """\
-import minieager as me
-x = me.Variable([1.0, 2.0, 3.0], name="x")
-w = me.Variable([0.5, -1.0, 2.0], name="w")
-with me.GradientTape() as tape:
-    dbg = me.widgets.TapeDebugger(tape)
-    display(dbg)
-    y = me.reduce_sum(x * w + x)
-"""
-BACKPROP = "dbg.backprop(y, [x, w])"
-WIDGET = ".jp-OutputArea-output .me-tape-debugger"
+# The same notebook cells as the JupyterLab test (this folder is no package: load it by path).
+_spec = importlib.util.spec_from_file_location("_widget_in_lab", Path(__file__).with_name("test_widget_in_lab.py"))
+_lab_test = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_lab_test)
+RECORD, BACKPROP, WIDGET = _lab_test.RECORD, _lab_test.BACKPROP, _lab_test.WIDGET
 
 
 def expected_steps():
-    scope = {"display": lambda *_: None}
-    exec(RECORD + BACKPROP, scope)
-    return scope["dbg"].trace.to_dict()["steps"]
+    return _lab_test.expected_trace().trace.to_dict()["steps"]
 
 
 def test_step_through_backprop_in_notebook7(notebook7_notebook, artifacts):
