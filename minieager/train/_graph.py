@@ -14,22 +14,7 @@ of variables with ``build(var_list)``.
 import collections
 
 from ..autodiff.variable import Variable
-
-
-def is_trackable(value):
-    return isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies")
-
-
-def _flatten(path, value):
-    """(path, trackable) pairs in ``value``: a trackable itself, or lists and dicts of them."""
-    if is_trackable(value):
-        yield path, value
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            yield from _flatten(f"{path}/{i}", item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _flatten(f"{path}/{key}", item)
+from ..tracking import flatten_trackables
 
 
 def _slots(obj):
@@ -49,7 +34,7 @@ def walk(root):
         path, obj = queue.popleft()
         slot_ids = {id(slot) for _, _, slot in _slots(obj)}      # named below, after their variables
         for name, child in obj._checkpoint_dependencies():
-            for child_path, node in _flatten(f"{path}/{name}" if path else str(name), child):
+            for child_path, node in flatten_trackables(f"{path}/{name}" if path else str(name), child):
                 if id(node) in seen or id(node) in slot_ids:
                     continue
                 seen.add(id(node))

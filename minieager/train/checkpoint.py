@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine.errors import InvalidArgumentError, NotFoundError
+from ..tracking import flatten_trackables
 from . import _format, _graph, _state
 
 
@@ -24,7 +25,7 @@ class Checkpoint:
         for name, value in objects.items():
             if name == "save_counter":
                 raise ValueError("Checkpoint: 'save_counter' is the checkpoint's own counter; choose another name.")
-            if not any(True for _ in _graph._flatten(name, value)):
+            if not any(True for _ in flatten_trackables(name, value)):
                 raise TypeError(
                     f"Checkpoint: {name}={type(value).__name__} cannot be saved. Pass Variables, layers, models, "
                     f"optimizers or metrics (anything with _checkpoint_dependencies()), or lists/dicts of them.")

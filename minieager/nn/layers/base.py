@@ -25,6 +25,7 @@ from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
 from .. import initializers
+from ...tracking import flatten_trackables, is_trackable
 
 _name_counts = collections.defaultdict(itertools.count)
 _training = [None]          # the training flag of the enclosing layer call, inherited by sublayers
@@ -53,22 +54,6 @@ def _accepts_training(fn):
         _takes_training[fn] = "training" in params or any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     return _takes_training[fn]
-
-
-def _is_trackable(value):
-    return isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies")
-
-
-def _flatten_trackables(name, value):
-    """(path, object) for each trackable in ``value``; lists and dicts add their index or key."""
-    if _is_trackable(value):
-        yield name, value
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            yield from _flatten_trackables(f"{name}/{i}", item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _flatten_trackables(f"{name}/{key}", item)
 
 
 def _shape_text(shape):
@@ -138,7 +123,7 @@ class Layer:
     # ---- attribute tracking -----------------------------------------------------------
     def __setattr__(self, name, value):
         tracked = self.__dict__.setdefault("_tracked", [])
-        if _is_trackable(value) or isinstance(value, (list, tuple, dict)):
+        if is_trackable(value) or isinstance(value, (list, tuple, dict)):
             if name not in tracked:
                 tracked.append(name)
         elif name in tracked:
@@ -153,7 +138,7 @@ class Layer:
     def _tracked_items(self):
         """(path, object) for every trackable held in an attribute, in assignment order."""
         for attr in self._tracked:
-            yield from _flatten_trackables(attr, self.__dict__.get(attr))
+            yield from flatten_trackables(attr, self.__dict__.get(attr))
 
     def _checkpoint_dependencies(self):
         """The children a Checkpoint saves: [(name, object)], own weights first, each object once."""
