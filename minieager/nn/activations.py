@@ -1,7 +1,7 @@
 """Activation functions by name, as layers accept them: ``Dense(10, activation="relu")``."""
-from ..engine.errors import InvalidArgumentError
 from ..ops import elementwise as ew
 from ..ops.nn import softmax
+from ._lookup import by_name
 
 
 def linear(x):
@@ -16,13 +16,4 @@ def get(identifier):
     """The activation function for a name, a callable, or None (linear)."""
     if identifier is None:
         return linear
-    if isinstance(identifier, str):
-        try:
-            return _BY_NAME[identifier.lower()]
-        except KeyError:
-            raise InvalidArgumentError(
-                f"Unknown activation {identifier!r}. Known names: {', '.join(sorted(_BY_NAME))}, "
-                f"or pass a function.") from None
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(f"An activation must be a name or a callable, got {identifier!r}.")
+    return by_name("an activation", _BY_NAME, identifier, also=", or pass a function")

@@ -8,9 +8,9 @@ Fans follow Keras: a Dense kernel (in, out) has fan_in = in, fan_out = out; a Co
 import math
 
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
 from ..ops import random
 from ..ops.creation import fill, ones as _ones, zeros as _zeros
+from ._lookup import by_name
 
 # The standard deviation of a unit normal truncated at +-2: dividing by it keeps the variance exact.
 _TRUNCATED_STDDEV = 0.87962566103423978
@@ -126,12 +126,4 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal":
 
 def get(identifier):
     """An initializer from a name ("glorot_uniform"), an Initializer, or any callable(shape, dtype)."""
-    if isinstance(identifier, str):
-        try:
-            return _BY_NAME[identifier.lower()]()
-        except KeyError:
-            raise InvalidArgumentError(
-                f"Unknown initializer {identifier!r}. Known names: {', '.join(sorted(_BY_NAME))}.") from None
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(f"An initializer must be a name or a callable, got {identifier!r}.")
+    return by_name("an initializer", _BY_NAME, identifier, create=True)

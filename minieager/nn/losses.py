@@ -4,13 +4,13 @@ The functions take the labels first, as TF 1 does (``sparse_softmax_cross_entrop
 For ``model.compile(loss=...)`` there are Keras-style objects and names too:
 ``SparseCategoricalCrossentropy(from_logits=True)``, "sparse_categorical_crossentropy", "mse", ...
 """
-from ..engine.errors import InvalidArgumentError
 from ..ops import elementwise as ew
 from ..ops import nn as nn_ops
 from ..ops.creation import convert_to_tensor
 from ..ops.indexing import one_hot
 from ..ops.reductions import reduce_mean, reduce_sum
 from ..ops.shape import reshape
+from ._lookup import by_name
 
 _EPSILON = 1e-7     # keeps log() finite for probabilities of exactly 0 or 1 (Keras' epsilon)
 
@@ -137,13 +137,4 @@ _BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
 
 def get(identifier):
     """A loss from a Keras name ("mse", "sparse_categorical_crossentropy", ...), a Loss, or a function."""
-    if isinstance(identifier, str):
-        try:
-            return _BY_NAME[identifier.lower()]()
-        except KeyError:
-            raise InvalidArgumentError(
-                f"Unknown loss {identifier!r}. Known names: {', '.join(sorted(_BY_NAME))}, or pass a "
-                f"function loss(y_true, y_pred).") from None
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(f"A loss must be a name or a callable, got {identifier!r}.")
+    return by_name("a loss", _BY_NAME, identifier, create=True, also=", or pass a function loss(y_true, y_pred)")

@@ -40,7 +40,7 @@ def _prod_vjp(dy, x, out, axis, keepdims):
     zeros = reduce_sum(ew.cast(is_zero, x.dtype), axis=axis, keepdims=True)
     at_zero = ew.where(ew.equal(zeros, 1), nonzero_prod, ew.zeros_like(nonzero_prod))
     out_kept = reshape(out, kept_shape(x.shape, axis))
-    others = ew.where(is_zero, at_zero + ew.zeros_like(x), ew.divide(out_kept, ew.where(is_zero, ew.ones_like(x), x)))
+    others = ew.where(is_zero, at_zero, ew.divide(out_kept, ew.where(is_zero, ew.ones_like(x), x)))
     return (ew.multiply(_grad_to_input_shape(dy, x, axis), others),)
 
 
