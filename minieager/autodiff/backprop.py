@@ -70,10 +70,11 @@ def backward(records, targets, target_grads, sources, on_step=None):
         if all(dy is None for dy in dys):
             continue
         _check_versions(record)
-        sent = record.apply_vjp(dys)
+        needs = tuple(t._id in reached and t._dtype.is_floating for t in record.inputs)
+        sent = record.apply_vjp(dys, needs)
         unbroadcast_sent = []
-        for tensor, grad in zip(record.inputs, sent):
-            if grad is None or tensor._id not in reached or not tensor.dtype.is_floating:
+        for tensor, grad, needed in zip(record.inputs, sent, needs):
+            if grad is None or not needed:
                 unbroadcast_sent.append(None)
                 continue
             grad = unbroadcast(grad, tensor.shape)

@@ -48,11 +48,19 @@ class TapeRecord:
     output_ids = property(lambda self: tuple(t._id for t in self.outputs))
     is_custom = property(lambda self: getattr(self.op, "is_custom", False))
 
-    def apply_vjp(self, dys):
-        """Run the op's VJP on the output gradients ``dys``; one gradient (or None) per input."""
-        if self.op.num_outputs == 1:
-            return self.op.vjp(dys[0], *self.inputs, out=self.outputs[0], **self.attrs)
-        return self.op.vjp(dys, *self.inputs, out=self.outputs, **self.attrs)
+    def apply_vjp(self, dys, needs=None):
+        """Run the op's VJP on the output gradients ``dys``; one gradient (or None) per input.
+
+        ``needs`` (one bool per input) says which inputs want a gradient; a selective op skips
+        the others, any other op computes them all (the caller drops the unwanted ones).
+        """
+        op = self.op
+        attrs = self.attrs
+        if op.selective:
+            attrs = dict(attrs, needs=needs or (True,) * len(self.inputs))
+        if op.num_outputs == 1:
+            return op.vjp(dys[0], *self.inputs, out=self.outputs[0], **attrs)
+        return op.vjp(dys, *self.inputs, out=self.outputs, **attrs)
 
     def __repr__(self):
         ins = ", ".join(f"t{i}" for i in self.input_ids)

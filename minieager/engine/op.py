@@ -27,17 +27,21 @@ class Op:
               written with minieager ops so that an outer tape can differentiate it again;
               None for ops that are not differentiable (comparisons, argmax, ...)
     num_outputs  ops such as ``split`` return several tensors; their vjp receives a list of dys
+    selective ``vjp`` also takes ``needs``, one bool per input, and returns None where it is
+              False: for ops whose input gradients cost as much as the op itself (matmul,
+              conv2d), so that the gradient of a constant input (the data) is never computed
     """
 
-    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "_kernels")
+    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "_kernels")
 
-    def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1):
+    def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1, selective=False):
         self.name = name
         self.inputs = tuple(inputs)
         self.formula = formula or f"{name}({', '.join(self.inputs)})"
         self.grads = tuple(grads) if grads else (None,) * len(self.inputs)
         self.vjp = vjp
         self.num_outputs = num_outputs
+        self.selective = selective
         self._kernels = {}   # device name -> kernel, so a call does one dict lookup
 
     @property

@@ -11,17 +11,20 @@ from . import elementwise as ew
 from ._operands import check_not_bool, operands
 
 
-def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b):
+def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
+    # Each product is as costly as the forward one: compute only the gradients someone needs.
     if not transpose_a and not transpose_b:
-        return _mm(dy, b, False, True), _mm(a, dy, True, False)
-    if transpose_a and not transpose_b:
-        return _mm(b, dy, False, True), _mm(a, dy, False, False)
-    if not transpose_a and transpose_b:
-        return _mm(dy, b, False, False), _mm(dy, a, True, False)
-    return _mm(b, dy, True, True), _mm(dy, a, True, True)
+        grads = lambda: _mm(dy, b, False, True), lambda: _mm(a, dy, True, False)
+    elif transpose_a and not transpose_b:
+        grads = lambda: _mm(b, dy, False, True), lambda: _mm(a, dy, False, False)
+    elif not transpose_a and transpose_b:
+        grads = lambda: _mm(dy, b, False, False), lambda: _mm(dy, a, True, False)
+    else:
+        grads = lambda: _mm(b, dy, True, True), lambda: _mm(dy, a, True, True)
+    return tuple(grad() if need else None for grad, need in zip(grads, needs))
 
 
-_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp)
+_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True)
 
 
 def _mm(a, b, transpose_a, transpose_b):

@@ -116,13 +116,16 @@ def _padding(padding, op_name):
     return padding
 
 
-def _conv_vjp(dy, x, w, out, strides, padding):
-    return (_conv2d_backprop_input(dy, w, input_shape=tuple(x.shape), strides=strides, padding=padding),
-            _conv2d_backprop_filter(x, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding))
+def _conv_vjp(dy, x, w, out, strides, padding, needs):
+    # The input gradient of a first layer (x is the data) is never needed: skip it (selective=True).
+    need_x, need_w = needs
+    dx = _conv2d_backprop_input(dy, w, input_shape=tuple(x.shape), strides=strides, padding=padding) if need_x else None
+    dw = _conv2d_backprop_filter(x, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding) if need_w else None
+    return dx, dw
 
 
 _conv2d = Op("conv2d", ("x", "w"), "conv2d(x, w)",
-             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp)
+             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp, selective=True)
 _conv2d_backprop_input = Op(
     "conv2d_backprop_input", ("dy", "w"), "conv2d_backprop_input(dy, w)",
     ("conv2d(g, w)", "conv2d_backprop_filter(g, dy)"),
