@@ -16,14 +16,16 @@ def unbroadcast(grad, shape):
     ``(3, 1) + (4,)`` broadcast to ``(3, 4)``; the gradient of each input is the sum of the
     output gradient over the axes that input was stretched along.
     """
-    if grad.shape == shape:
+    grad_shape = grad._value.shape
+    if grad_shape == shape:
         return grad
-    extra = grad.ndim - len(shape)
-    axes = tuple(range(extra)) + tuple(
-        i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
-    if axes:
-        grad = reductions.reduce_sum(grad, axis=axes, keepdims=True)
-    return shape_ops.reshape(grad, shape) if grad.shape != shape else grad
+    extra = len(grad_shape) - len(shape)
+    if extra:   # leading axes the input did not have: summed away (no keepdims, so no reshape after)
+        grad = reductions.reduce_sum(grad, axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i + extra] != 1)
+    if stretched:
+        grad = reductions.reduce_sum(grad, axis=stretched, keepdims=True)
+    return grad if grad._value.shape == shape else shape_ops.reshape(grad, shape)
 
 
 def _check_versions(record):
@@ -39,9 +41,11 @@ def reachable_records(records, source_ids):
     """The records on a path from the sources: only their VJPs need to run."""
     reached, keep = set(source_ids), []
     for record in records:
-        if any(i in reached for i in record.input_ids):
-            keep.append(record)
-            reached.update(record.output_ids)
+        for t in record.inputs:
+            if t._id in reached:
+                keep.append(record)
+                reached.update(o._id for o in record.outputs)
+                break
     return keep, reached
 
 
@@ -69,7 +73,9 @@ def backward(records, targets, target_grads, sources, on_step=None):
         dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in record.outputs]
         if all(dy is None for dy in dys):
             continue
-        _check_versions(record)
+        if record.variable_versions:
+            _check_versions(record)
+        # Which inputs want a gradient: those on a path from a source, and only floating ones.
         needs = tuple(t._id in reached and t._dtype.is_floating for t in record.inputs)
         sent = record.apply_vjp(dys, needs)
         unbroadcast_sent = []
@@ -77,7 +83,7 @@ def backward(records, targets, target_grads, sources, on_step=None):
             if grad is None or not needed:
                 unbroadcast_sent.append(None)
                 continue
-            grad = unbroadcast(grad, tensor.shape)
+            grad = unbroadcast(grad, tensor._value.shape)
             accumulate(tensor, grad)
             unbroadcast_sent.append(grad)
         if on_step is not None:

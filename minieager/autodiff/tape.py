@@ -33,13 +33,13 @@ class TapeRecord:
 
     __slots__ = ("index", "op", "inputs", "outputs", "attrs", "variable_versions", "scope")
 
-    def __init__(self, index, op, inputs, outputs, attrs):
+    def __init__(self, index, op, inputs, outputs, attrs, variable_versions=()):
         self.index = index
         self.op = op
         self.inputs = inputs
         self.outputs = outputs
         self.attrs = attrs
-        self.variable_versions = tuple((t, t._version) for t in inputs if isinstance(t, Variable))
+        self.variable_versions = variable_versions   # ((variable, its version when read), ...)
         self.scope = current_scope()     # the layer running this op, e.g. "sequential/dense" ("" if none)
 
     op_name = property(lambda self: self.op.name, doc="The primitive's name, e.g. 'multiply'.")
@@ -144,23 +144,26 @@ class GradientTape:
 
     # ---- recording (called by every op while the tape is open) ------------------------------
     def _observe(self, op, inputs, outputs, attrs):
+        # Runs for every op while the tape is open, so the common case is kept short.
         if not self._recording or op.vjp is None:
             return
-        watched, hit = self._watched_ids, False
+        watched, hit, versions = self._watched_ids, False, ()
         for t in inputs:
+            if isinstance(t, Variable):      # note its version, and maybe start watching it
+                versions += ((t, t._version),)
+                if t._id not in watched and self._watch_accessed and t._trainable and t._dtype.is_floating:
+                    self._watch_one(t)
             if t._id in watched:
-                hit = True
-            elif self._watch_accessed and isinstance(t, Variable) and t._trainable and t.dtype.is_floating:
-                self._watch_one(t)
                 hit = True
         if not hit:
             return
-        self._records.append(TapeRecord(len(self._records), op, inputs, outputs, attrs))
+        record = TapeRecord(len(self._records), op, inputs, outputs, attrs, versions)
+        self._records.append(record)
         for out in outputs:
             if out._dtype.is_floating:
                 watched.add(out._id)
         for debugger in self._debuggers:
-            debugger._on_record(self._records[-1])
+            debugger._on_record(record)
 
     # ---- playing it backwards ---------------------------------------------------------
     def _flat_sources(self, sources):
@@ -192,12 +195,11 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise TypeError(f"tape.gradient: the target must be a Tensor, got {type(t).__name__}.")
         target_grads = self._output_gradients(targets, output_gradients)
-        if self._recording and not self._persistent:
+        if not self._persistent:
             self._recording = False     # as in TF: a used non-persistent tape records nothing more
-        # Called inside its own context, a persistent tape records the backward ops (as TF does), so it
-        # can differentiate this gradient again; otherwise the backward pass is not recorded on this tape.
-        with contextlib.nullcontext() if self._recording else self.stop_recording():
-            grads = backward(self._records, targets, target_grads, self._watched_only(flat_sources))
+        # Called inside its own context, a persistent tape is still recording, so it records the backward
+        # ops (as TF does) and can differentiate this gradient again.
+        grads = backward(self._records, targets, target_grads, self._watched_only(flat_sources))
         if not self._persistent:
             self._used = True
             self._records = []      # frees every intermediate nothing else holds

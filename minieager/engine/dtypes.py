@@ -79,7 +79,7 @@ bool_ = DType("bool", np.bool_)
 
 ALL = (bool_, uint8, int32, int64, float16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NUMPY = {d.np_dtype: d for d in ALL}
+BY_NUMPY = {d.np_dtype: d for d in ALL}   # the lookup every new tensor does (Tensor._from_array)
 _RANK = {d: i for i, d in enumerate(ALL)}
 
 # NumPy dtypes we accept by converting to the nearest supported one.
@@ -91,7 +91,7 @@ _NUMPY_FALLBACK = {
 
 def from_numpy(np_dtype):
     """The DType of a NumPy dtype (the fast path every new tensor takes)."""
-    found = _BY_NUMPY.get(np_dtype)
+    found = BY_NUMPY.get(np_dtype)
     return found if found is not None else as_dtype(np_dtype)
 
 
@@ -117,8 +117,8 @@ def as_dtype(value):
         raise InvalidArgumentError(
             f"Cannot interpret {value!r} as a dtype. Use me.float32, me.int32, ... "
             f"or one of the names {', '.join(_BY_NAME)}.") from None
-    if np_dtype in _BY_NUMPY:
-        return _BY_NUMPY[np_dtype]
+    if np_dtype in BY_NUMPY:
+        return BY_NUMPY[np_dtype]
     if np_dtype in _NUMPY_FALLBACK:
         return _NUMPY_FALLBACK[np_dtype]
     raise InvalidArgumentError(

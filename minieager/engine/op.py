@@ -14,6 +14,8 @@ from .device import device_type
 from .errors import InvalidArgumentError
 from .tensor import Tensor
 
+wrap = Tensor._from_array   # bound once: wrap(array, device) -> a new Tensor
+
 
 class Op:
     """A primitive op.
@@ -55,26 +57,37 @@ class Op:
                 for name, grad in zip(self.inputs, self.grads)]
 
     def __call__(self, *inputs, **attrs):
+        # This runs for every op a program executes, so it is written for speed: one dict lookup
+        # for the kernel, the common one- and two-input cases spelled out, no temporary lists.
         device = inputs[0]._device
         kernel = self._kernels.get(device)
         if kernel is None:
             kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
-        if len(inputs) > 1:
+        if len(inputs) == 1:
+            result = kernel(inputs[0]._value, **attrs)
+        else:
             for t in inputs:
                 if t._device != device:
                     raise InvalidArgumentError(
                         f"{self.name}: inputs live on different devices ({device} and {t._device}); "
                         f"move them with .cpu() or .gpu() first.")
-        result = kernel(*[t._value for t in inputs], **attrs)
+            if len(inputs) == 2:
+                result = kernel(inputs[0]._value, inputs[1]._value, **attrs)
+            else:
+                result = kernel(*[t._value for t in inputs], **attrs)
         if self.num_outputs == 1:
-            outputs = (Tensor._from_array(result, device),)
-        else:
-            outputs = tuple(Tensor._from_array(r, device) for r in result)
-        if observers:                    # a GradientTape (or a variable watcher) is open
+            output = wrap(result, device)
+            if observers:                    # a GradientTape (or a variable watcher) is open
+                recording.record(self, inputs, (output,), attrs)
+            if recording.check_numerics:
+                _check_numerics(self.name, (output,))
+            return output
+        outputs = tuple(wrap(r, device) for r in result)
+        if observers:
             recording.record(self, inputs, outputs, attrs)
         if recording.check_numerics:
             _check_numerics(self.name, outputs)
-        return outputs[0] if self.num_outputs == 1 else outputs
+        return outputs
 
     def __repr__(self):
         return f"<Op {self.name}: {self.formula}>"

@@ -15,6 +15,7 @@ from .device import CPU
 from .errors import InvalidArgumentError
 
 _next_id = itertools.count().__next__
+_new_object = object.__new__
 
 
 class TensorShape(tuple):
@@ -49,9 +50,12 @@ class Tensor:
     @classmethod
     def _from_array(cls, array, device=CPU):
         """Wrap a freshly computed array (no copy, no checks): the fast path every op uses."""
-        t = object.__new__(cls)
+        t = _new_object(cls)
         t._value = array
-        t._dtype = dtypes.from_numpy(array.dtype)
+        try:
+            t._dtype = dtypes.BY_NUMPY[array.dtype]
+        except KeyError:
+            t._dtype = dtypes.from_numpy(array.dtype)   # the error naming the unsupported dtype
         t._device = device
         t._id = _next_id()
         return t
