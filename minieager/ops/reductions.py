@@ -16,7 +16,11 @@ from .creation import convert_to_tensor
 def _grad_to_input_shape(dy, x, axis):
     """The output gradient reshaped with the reduced axes kept (size 1), then broadcast to x."""
     from .shape import broadcast_to, reshape
-    return broadcast_to(reshape(dy, kept_shape(x.shape, axis)), x.shape)
+    # With keepdims, or when the leading axes were reduced (all of them, or a batch axis), dy already
+    # broadcasts against x as it is.
+    if dy.ndim != x.ndim and axis != tuple(range(len(axis))):
+        dy = reshape(dy, kept_shape(x.shape, axis))
+    return broadcast_to(dy, x.shape)
 
 
 def _sum_vjp(dy, x, out, axis, keepdims):
