@@ -18,6 +18,7 @@ from ..engine import recording
 from ..engine.errors import InvalidArgumentError
 from ..engine.scope import current_scope
 from ..engine.tensor import Tensor
+from ..ops.creation import zeros_like
 from .backprop import backward
 from .variable import Variable
 
@@ -188,9 +189,9 @@ class GradientTape:
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
         """d(sum of target)/d(source) for each source, in the same structure as ``sources``."""
         self._check_usable()
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        zero_if_unconnected = UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.ZERO
         flat_sources = self._flat_sources(sources)
-        targets = [t for t in nest.flatten(target)]
+        targets = nest.flatten(target)
         for t in targets:
             if not isinstance(t, Tensor):
                 raise TypeError(f"tape.gradient: the target must be a Tensor, got {type(t).__name__}.")
@@ -203,13 +204,14 @@ class GradientTape:
         if not self._persistent:
             self._used = True
             self._records = []      # frees every intermediate nothing else holds
-        from ..ops.creation import zeros_like
         results = []
         for s in flat_sources:
-            g = grads.get(s._id) if s.dtype.is_floating else None
-            if g is None and unconnected is UnconnectedGradients.ZERO and s.dtype.is_floating:
+            g = grads.get(s._id) if s._dtype.is_floating else None
+            if g is None and zero_if_unconnected and s._dtype.is_floating:
                 g = zeros_like(s)
             results.append(g)
+        if isinstance(sources, Tensor):
+            return results[0]
         return nest.pack_sequence_as(sources, results)
 
     @staticmethod

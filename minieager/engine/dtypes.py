@@ -20,23 +20,15 @@ from .errors import InvalidArgumentError
 class DType:
     """An element type. Compare with ``==`` to a DType, a NumPy dtype or a name."""
 
-    __slots__ = ("name", "np_dtype")
+    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool")
 
     def __init__(self, name, np_dtype):
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
-
-    @property
-    def is_floating(self):
-        return self.np_dtype.kind == "f"
-
-    @property
-    def is_integer(self):
-        return self.np_dtype.kind in "iu"
-
-    @property
-    def is_bool(self):
-        return self.np_dtype.kind == "b"
+        # Plain attributes, not properties: the tape asks "is this floating?" for every recorded tensor.
+        self.is_floating = self.np_dtype.kind == "f"
+        self.is_integer = self.np_dtype.kind in "iu"
+        self.is_bool = self.np_dtype.kind == "b"
 
     @property
     def as_numpy_dtype(self):

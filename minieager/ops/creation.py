@@ -106,12 +106,14 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 def zeros_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
-    return zeros(x.shape, dtype or x.dtype)
+    dtype = x._dtype if dtype is None else dtypes.as_dtype(dtype)
+    return Tensor._from_array(np.zeros(x._value.shape, dtype.np_dtype), current_device())
 
 
 def ones_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
-    return ones(x.shape, dtype or x.dtype)
+    dtype = x._dtype if dtype is None else dtypes.as_dtype(dtype)
+    return Tensor._from_array(np.ones(x._value.shape, dtype.np_dtype), current_device())
 
 
 def fill(dims, value, name=None):
