@@ -78,11 +78,11 @@ class Variable(Tensor):
         """``value`` as a tensor of this variable's dtype and shape (or one that broadcasts to it)."""
         from ..ops.creation import convert_to_tensor
         new = convert_to_tensor(value, dtype=self._dtype if not isinstance(value, Tensor) else None)
-        if new.dtype != self._dtype:
+        if new._dtype is not self._dtype:
             raise InvalidArgumentError(
                 f"{method} to Variable '{self._name}': the value has dtype {new.dtype.name} but the variable "
                 f"is {self._dtype.name}. Cast it first: me.cast(value, me.{self._dtype.name}).")
-        if new.shape != self.shape and not (broadcast and _broadcasts_to(new.shape, self.shape)):
+        if new._value.shape != self._value.shape and not (broadcast and _broadcasts_to(new.shape, self.shape)):
             raise InvalidArgumentError(
                 f"{method} to Variable '{self._name}': the value has shape {tuple(new.shape)} but the variable "
                 f"has shape {tuple(self.shape)}. A variable's shape never changes.")
@@ -93,8 +93,9 @@ class Variable(Tensor):
         return Tensor._from_array(self._value, self._device)
 
     def _set(self, array):
-        # A new array, not an in-place write: tensors read from the old value stay unchanged.
-        self._value = np.array(array, copy=True)
+        # A new array, not an in-place write: tensors read from the old value stay unchanged. ``array``
+        # always comes from a Tensor, and a tensor's array is never written to, so it can be shared.
+        self._value = array
         self._version += 1
         return self
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from . import elementwise as ew
-from ._operands import check_not_bool, operands
+from ._operands import broadcast_shape, check_not_bool, operands
 
 
 def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
@@ -35,22 +35,21 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product of the last two axes; leading (batch) axes broadcast."""
     a, b = operands("matmul", a, b)
     check_not_bool("matmul", a)
-    if a.ndim < 2 or b.ndim < 2:
+    shape_a, shape_b = a._value.shape, b._value.shape
+    if len(shape_a) < 2 or len(shape_b) < 2:
         raise InvalidArgumentError(
-            f"matmul needs tensors of rank >= 2, got shapes {tuple(a.shape)} and {tuple(b.shape)}. "
+            f"matmul needs tensors of rank >= 2, got shapes {shape_a} and {shape_b}. "
             f"Use me.reshape(v, [1, -1]) to make a vector a row matrix.")
-    k_a = a.shape[-2] if transpose_a else a.shape[-1]
-    k_b = b.shape[-1] if transpose_b else b.shape[-2]
+    k_a = shape_a[-2] if transpose_a else shape_a[-1]
+    k_b = shape_b[-1] if transpose_b else shape_b[-2]
     if k_a != k_b:
         raise InvalidArgumentError(
-            f"matmul: inner dimensions do not match: {tuple(a.shape)}{'^T' if transpose_a else ''} @ "
-            f"{tuple(b.shape)}{'^T' if transpose_b else ''} multiplies {k_a} columns by {k_b} rows. "
+            f"matmul: inner dimensions do not match: {shape_a}{'^T' if transpose_a else ''} @ "
+            f"{shape_b}{'^T' if transpose_b else ''} multiplies {k_a} columns by {k_b} rows. "
             f"The last axis of a must equal the second-to-last axis of b.")
-    try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
+    if (len(shape_a) > 2 or len(shape_b) > 2) and broadcast_shape(shape_a[:-2], shape_b[:-2]) is None:
         raise InvalidArgumentError(
-            f"matmul: batch dimensions {tuple(a.shape[:-2])} and {tuple(b.shape[:-2])} do not broadcast.") from None
+            f"matmul: batch dimensions {shape_a[:-2]} and {shape_b[:-2]} do not broadcast.")
     return _matmul(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 

@@ -229,7 +229,7 @@ class Layer:
             if inputs._dtype is not self._dtype and inputs._dtype.is_floating and self._dtype.is_floating:
                 inputs = cast(inputs, self._dtype)
             if self.input_spec is not None:
-                self.input_spec.check(self, inputs.shape)
+                self.input_spec.check(self, inputs._value.shape)
         return inputs
 
     def __call__(self, inputs, *args, training=None, **kwargs):
@@ -248,7 +248,7 @@ class Layer:
         finally:
             _training.pop()
         if isinstance(outputs, Tensor):
-            self._note_output_shape((None,) + tuple(outputs.shape[1:]))
+            self._note_output_shape((None,) + outputs._value.shape[1:])
         return outputs
 
     def _note_output_shape(self, shape):
