@@ -65,16 +65,15 @@ class Op:
             kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
         if len(inputs) == 1:
             result = kernel(inputs[0]._value, **attrs)
+        elif len(inputs) == 2 and inputs[1]._device == device:
+            result = kernel(inputs[0]._value, inputs[1]._value, **attrs)
         else:
             for t in inputs:
                 if t._device != device:
                     raise InvalidArgumentError(
                         f"{self.name}: inputs live on different devices ({device} and {t._device}); "
                         f"move them with .cpu() or .gpu() first.")
-            if len(inputs) == 2:
-                result = kernel(inputs[0]._value, inputs[1]._value, **attrs)
-            else:
-                result = kernel(*[t._value for t in inputs], **attrs)
+            result = kernel(*[t._value for t in inputs], **attrs)
         if self.num_outputs == 1:
             output = wrap(result, device)
             if observers:                    # a GradientTape (or a variable watcher) is open

@@ -8,13 +8,15 @@ to each input's shape (``autodiff/backprop.unbroadcast``).
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
+from ..engine.tensor import Tensor
 from ._operands import check_broadcast, check_float, check_not_bool, operands
 from .creation import convert_to_tensor, ones_like, zeros_like
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
 def _binary(op, a, b, arithmetic=True):
-    a, b = operands(op.name, a, b)
+    if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
+        a, b = operands(op.name, a, b)   # scalars, arrays, variables, mixed dtypes (the common case skips it)
     if arithmetic and a._dtype is dtypes.bool_:
         check_not_bool(op.name, a)
     if a._value.shape != b._value.shape:
