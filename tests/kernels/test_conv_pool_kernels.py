@@ -1,0 +1,186 @@
+"""conv2d (forward, backprop_input, backprop_filter) and pooling CPU kernels against NumPy loops.
+
+The conv kernels build the im2col patch matrix in one of two memory layouts, chosen by the input's
+channel count (transposed for few channels, row by row for many), so every case runs on both sides of
+that threshold: 1 and 3 channels (transposed), 5 and 16 (rows). The references below are written
+window by window in float64, independently of the kernels' im2col / col2im.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+import minieager.kernels.cpu  # noqa: F401  (registers the kernels)
+from minieager.kernels.cpu import nn as cpu_nn
+from minieager.kernels.registry import get_kernel
+
+RNG = np.random.default_rng(7)
+
+
+def kernel(name):
+    return get_kernel(name, "cpu")
+
+
+def out_and_pad(size, k, stride, padding):
+    """TensorFlow: VALID keeps full windows; SAME gives ceil(size / stride) with the smaller half before."""
+    if padding == "VALID":
+        return (size - k) // stride + 1, 0
+    out = -(-size // stride)
+    return out, max((out - 1) * stride + k - size, 0) // 2
+
+
+def windows(shape, k, strides, padding):
+    """(i, j, rows, cols) of each window, as slices into the input padded by (pad_top, pad_left) before."""
+    (oh, pt), (ow, pl) = (out_and_pad(shape[1], k[0], strides[0], padding),
+                          out_and_pad(shape[2], k[1], strides[1], padding))
+    for i, j in itertools.product(range(oh), range(ow)):
+        yield i, j, slice(i * strides[0], i * strides[0] + k[0]), slice(j * strides[1], j * strides[1] + k[1])
+
+
+def padded(x, k, strides, padding):
+    """x in float64 inside a border of zeros wide enough for every window; and (pad_top, pad_left)."""
+    n, h, w, c = x.shape
+    pt, pl = out_and_pad(h, k[0], strides[0], padding)[1], out_and_pad(w, k[1], strides[1], padding)[1]
+    xp = np.zeros((n, h + 2 * k[0], w + 2 * k[1], c))
+    xp[:, pt:pt + h, pl:pl + w] = x
+    return xp, pt, pl
+
+
+def conv_reference(x, w, dy, strides, padding):
+    """(y, dx, dw) of y = conv2d(x, w) and the loss sum(y * dy), one window at a time."""
+    k = w.shape[:2]
+    xp, pt, pl = padded(x, k, strides, padding)
+    w = w.astype(np.float64)
+    dxp, dw = np.zeros_like(xp), np.zeros(w.shape)
+    y = np.zeros(dy.shape)
+    for i, j, rows, cols in windows(x.shape, k, strides, padding):
+        y[:, i, j] = np.einsum("nhwc,hwcf->nf", xp[:, rows, cols], w)
+        dw += np.einsum("nhwc,nf->hwcf", xp[:, rows, cols], dy[:, i, j])
+        dxp[:, rows, cols] += np.einsum("hwcf,nf->nhwc", w, dy[:, i, j])
+    return y, dxp[:, pt:pt + x.shape[1], pl:pl + x.shape[2]], dw
+
+
+def conv_output_shape(xs, ws, strides, padding):
+    return (xs[0], out_and_pad(xs[1], ws[0], strides[0], padding)[0],
+            out_and_pad(xs[2], ws[1], strides[1], padding)[0], ws[3])
+
+
+TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=1e-4, atol=1e-4),
+       np.float16: dict(rtol=2e-2, atol=2e-2)}
+
+CONV_SHAPES = [  # (input, filter): channels 1 and 3 use the transposed patch layout, 5 and 16 the row layout
+    ((2, 7, 5, 1), (3, 3, 1, 4)),
+    ((1, 6, 7, 3), (3, 2, 3, 2)),
+    ((3, 5, 6, 5), (2, 3, 5, 3)),
+    ((1, 5, 5, 16), (3, 3, 16, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (2, 1)], ids=str)
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+@pytest.mark.parametrize("xs,ws", CONV_SHAPES, ids=str)
+def test_conv2d_and_both_gradients_against_loops(xs, ws, padding, strides, dtype):
+    x, w = RNG.uniform(-1, 1, xs).astype(dtype), RNG.uniform(-1, 1, ws).astype(dtype)
+    dy = RNG.uniform(-1, 1, conv_output_shape(xs, ws, strides, padding)).astype(dtype)
+    want_y, want_dx, want_dw = conv_reference(x, w, dy, strides, padding)
+
+    y = kernel("conv2d")(x, w, strides=strides, padding=padding)
+    dx = kernel("conv2d_backprop_input")(dy, w, input_shape=xs, strides=strides, padding=padding)
+    dw = kernel("conv2d_backprop_filter")(x, dy, filter_shape=ws, strides=strides, padding=padding)
+    for got, want in [(y, want_y), (dx, want_dx), (dw, want_dw)]:
+        assert got.dtype == dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, **TOL[dtype])
+
+
+@pytest.mark.parametrize("xs,ws", [CONV_SHAPES[0], CONV_SHAPES[3]], ids=str)
+def test_conv2d_float16_is_computed_in_float32(xs, ws):
+    x, w = RNG.uniform(-1, 1, xs).astype(np.float16), RNG.uniform(-1, 1, ws).astype(np.float16)
+    dy = RNG.uniform(-1, 1, conv_output_shape(xs, ws, (1, 1), "SAME")).astype(np.float16)
+    want_y, want_dx, want_dw = conv_reference(x, w, dy, (1, 1), "SAME")
+    y = kernel("conv2d")(x, w, strides=(1, 1), padding="SAME")
+    dx = kernel("conv2d_backprop_input")(dy, w, input_shape=xs, strides=(1, 1), padding="SAME")
+    dw = kernel("conv2d_backprop_filter")(x, dy, filter_shape=ws, strides=(1, 1), padding="SAME")
+    for got, want in [(y, want_y), (dx, want_dx), (dw, want_dw)]:
+        assert got.dtype == np.float16
+        np.testing.assert_allclose(got, want, **TOL[np.float16])
+
+
+@pytest.mark.parametrize("channels", [1, 2, 4, 5])
+@pytest.mark.parametrize("strides,padding", [((1, 1), "SAME"), ((2, 3), "SAME"), ((2, 1), "VALID")], ids=str)
+def test_both_patch_layouts_hold_the_same_matrix(channels, strides, padding):
+    """_im2col and _im2col_transposed write the same numbers, zeros in the padding included."""
+    x = RNG.uniform(1, 2, (2, 7, 6, channels)).astype(np.float32)   # no zeros: padding zeros stand out
+    oh, ow, pt, pl = cpu_nn._geometry(x.shape[1:3], (3, 2), strides, padding)
+    rows = np.full((2, oh, ow, 3, 2, channels), np.nan, np.float32)
+    cols = np.full((3, 2, channels, 2, oh, ow), np.nan, np.float32)
+    cpu_nn._im2col(x, strides[0], strides[1], pt, pl, rows)
+    cpu_nn._im2col_transposed(x, strides[0], strides[1], pt, pl, cols)
+    assert not np.isnan(rows).any()                                  # every entry was written
+    np.testing.assert_array_equal(rows.reshape(-1, 6 * channels), cols.reshape(6 * channels, -1).T)
+    if padding == "SAME":
+        assert (rows == 0).any()
+    patches = cpu_nn._patches(x, (3, 2), strides, padding)
+    np.testing.assert_array_equal(patches, rows.reshape(-1, 6 * channels))
+    # few channels come back as a transposed view (no copy), many channels row by row
+    assert patches.flags.f_contiguous if channels <= cpu_nn._FEW_CHANNELS else patches.flags.c_contiguous
+
+
+# ----------------------------------------------------------------------------- pooling
+def pool_reference(x, k, strides, padding, dy):
+    """(max, d max, avg, d avg): windows clipped to the input; the first maximum (row-major) gets dy."""
+    n, h, w, c = x.shape
+    (oh, pt), (ow, pl) = out_and_pad(h, k[0], strides[0], padding), out_and_pad(w, k[1], strides[1], padding)
+    mx, avg = np.zeros((n, oh, ow, c)), np.zeros((n, oh, ow, c))
+    dmx, davg = np.zeros(x.shape), np.zeros(x.shape)
+    for i, j in itertools.product(range(oh), range(ow)):
+        y0, x0 = i * strides[0] - pt, j * strides[1] - pl
+        rows, cols = slice(max(y0, 0), min(y0 + k[0], h)), slice(max(x0, 0), min(x0 + k[1], w))
+        window = x[:, rows, cols].astype(np.float64)
+        mx[:, i, j] = window.max(axis=(1, 2))
+        avg[:, i, j] = window.mean(axis=(1, 2))
+        davg[:, rows, cols] += dy[:, i, j][:, None, None, :] / (window.shape[1] * window.shape[2])
+        for b, ch in itertools.product(range(n), range(c)):
+            r, q = np.unravel_index(np.argmax(window[b, :, :, ch]), window.shape[1:3])   # argmax: first max / nan
+            dmx[b, rows.start + r, cols.start + q, ch] += dy[b, i, j, ch]
+    return mx, dmx, avg, davg
+
+
+POOL_CASES = [  # input shape, window, strides, padding
+    ((1, 5, 7, 1), (2, 2), (2, 2), "VALID"),
+    ((2, 5, 7, 1), (3, 3), (1, 1), "SAME"),
+    ((2, 7, 5, 3), (3, 2), (2, 1), "SAME"),
+    ((3, 6, 6, 16), (2, 2), (2, 2), "SAME"),
+    ((1, 7, 7, 5), (3, 3), (2, 2), "VALID"),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("xs,k,strides,padding", POOL_CASES, ids=str)
+def test_pools_and_their_gradients_against_loops(xs, k, strides, padding, dtype):
+    x = RNG.integers(-3, 4, xs).astype(dtype)          # small integers: plenty of ties in each window
+    n, h, w, c = xs
+    dy_shape = (n, out_and_pad(h, k[0], strides[0], padding)[0], out_and_pad(w, k[1], strides[1], padding)[0], c)
+    dy = RNG.uniform(-1, 1, dy_shape).astype(dtype)
+    want_max, want_dmax, want_avg, want_davg = pool_reference(x, k, strides, padding, dy)
+    tol = TOL[dtype]
+    args = dict(ksize=k, strides=strides, padding=padding)
+    np.testing.assert_array_equal(kernel("max_pool2d")(x, **args), want_max)
+    np.testing.assert_allclose(kernel("max_pool2d_grad")(x, dy, **args), want_dmax, **tol)
+    np.testing.assert_allclose(kernel("avg_pool2d")(x, **args), want_avg, **tol)
+    np.testing.assert_allclose(kernel("avg_pool2d_grad")(dy, input_shape=xs, **args), want_davg, **tol)
+
+
+def test_max_pool_nan_wins_and_gets_the_gradient():
+    x = np.zeros((1, 4, 4, 2), np.float32)
+    x[0, 1, 1, 0] = x[0, 0, 1, 0] = np.nan            # channel 0: two nans in the first window
+    x[0, 0, 0, 0] = 5
+    x[0, 2, 3, 1] = 7                                  # channel 1: an ordinary maximum
+    dy = np.arange(1, 9, dtype=np.float32).reshape(1, 2, 2, 2)
+    args = dict(ksize=(2, 2), strides=(2, 2), padding="VALID")
+    y = kernel("max_pool2d")(x, **args)
+    assert np.isnan(y[0, 0, 0, 0]) and y[0, 1, 1, 1] == 7
+    dx = kernel("max_pool2d_grad")(x, dy, **args)
+    assert dx[0, 0, 1, 0] == dy[0, 0, 0, 0] and dx[0, 1, 1, 0] == 0 and dx[0, 0, 0, 0] == 0   # the first nan
+    assert dx[0, 2, 3, 1] == dy[0, 1, 1, 1]
+    np.testing.assert_allclose(dx.sum(axis=(1, 2)), dy.sum(axis=(1, 2)))   # every dy lands somewhere once
