@@ -5,6 +5,7 @@ numba and threadpoolctl are imported only inside the functions that need them, b
 `configure_environment()` must run *before* numba is first imported (numba reads
 NUMBA_NUM_THREADS and NUMBA_CACHE_DIR once, on import).
 """
+import ctypes
 import functools
 import math
 import os
@@ -18,6 +19,7 @@ __all__ = [
     "configure_environment",
     "default_num_threads",
     "get_num_threads",
+    "keep_freed_memory",
     "list_physical_devices",
     "num_gpus",
     "numba_cache_dir",
@@ -158,6 +160,27 @@ def configure_environment():
     cache_dir = numba_cache_dir()
     if cache_dir is not None:
         os.environ["NUMBA_CACHE_DIR"] = cache_dir
+    keep_freed_memory()
+
+
+def keep_freed_memory():
+    """Ask glibc's malloc to keep large freed blocks for reuse instead of returning them at once.
+
+    glibc hands big freed blocks back to the OS (unmapping them, or trimming the heap), so the
+    next allocation of the same size starts from fresh pages, each one a page fault when first
+    touched. A training step frees and re-allocates the same large buffers every time: the
+    guide's CNN paid ~1350 page faults per step for its 10 MB patch matrices, about a third of
+    its CPU time. Keeping blocks up to 32 MiB in the heap, and up to 256 MiB of free heap before
+    trimming, makes those faults disappear. Returns True where it applied (Linux with glibc).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt   # the C library this process already uses
+    except (OSError, AttributeError):         # not glibc (musl, for one, has no mallopt)
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3   # glibc's <malloc.h> constants
+    return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 256 << 20))
 
 
 # ----------------------------------------------------------------------------- threads
