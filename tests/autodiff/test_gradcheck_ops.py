@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minieager as me
+from minieager.ops import elementwise as elementwise_ops
 from minieager.testing import check_gradients
 
 RNG = np.random.default_rng(20240601)
@@ -101,6 +102,20 @@ def test_binary_broadcasting(name, pattern):
     fn, sample_a, sample_b = BINARY[name]
     shape_a, shape_b = BROADCASTS[pattern]
     check(fn, sample_a(*shape_a), sample_b(*shape_b))
+
+
+# The activations' fused gradient ops (their VJPs give relu, tanh and sigmoid second derivatives).
+ACTIVATION_GRADS = {
+    "relu_grad": (elementwise_ops.relu_grad, normal, away_from_zero),
+    "tanh_grad": (elementwise_ops.tanh_grad, normal, lambda *s: np.tanh(normal(*s))),
+    "sigmoid_grad": (elementwise_ops.sigmoid_grad, normal, lambda *s: 1 / (1 + np.exp(-normal(*s)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATION_GRADS))
+def test_activation_gradient_ops(name):
+    fn, sample_dy, sample_y = ACTIVATION_GRADS[name]
+    check(fn, sample_dy(3, 4), sample_y(3, 4))
 
 
 @pytest.mark.parametrize("fn, first, second", [

@@ -287,6 +287,27 @@ def _logical_xor(a, b, out):
         out[i] = a[i] != b[i]
 
 
+# ----------------------------------------------------------------------------- activation gradients
+# The backward passes of relu, tanh and sigmoid, each one loop over the activations instead of
+# three ops with two temporaries (see ops/elementwise.py).
+@_kernel
+def _relu_grad(dy, x, out):
+    for i in prange(out.size):
+        out[i] = dy[i] if x[i] > 0 else 0
+
+
+@_kernel
+def _tanh_grad(dy, y, out):
+    for i in prange(out.size):
+        out[i] = dy[i] * (1 - y[i] * y[i])
+
+
+@_kernel
+def _sigmoid_grad(dy, y, out):
+    for i in prange(out.size):
+        out[i] = dy[i] * y[i] * (1 - y[i])
+
+
 # ----------------------------------------------------------------------------- ternary
 @_kernel
 def _where(cond, x, y, out):
@@ -340,6 +361,9 @@ for _name, _kern, _np_fn in [
     ("maximum", _maximum, np.maximum),
     ("minimum", _minimum, np.minimum),
     ("where", _where, np.where),
+    ("relu_grad", _relu_grad, lambda dy, x: np.where(x > 0, dy, 0)),
+    ("tanh_grad", _tanh_grad, lambda dy, y: dy * (1 - y * y)),
+    ("sigmoid_grad", _sigmoid_grad, lambda dy, y: dy * y * (1 - y)),
 ]:
     _register(_name, _kern, _np_fn)
 
