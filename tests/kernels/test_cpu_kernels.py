@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minieager.kernels.cpu  # noqa: F401  (registers the kernels)
-from minieager.kernels.cpu import broadcast
+from minieager.kernels.cpu import broadcast, elementwise
 from minieager.kernels.registry import get_kernel
 
 RNG = np.random.default_rng(0)
@@ -29,7 +29,8 @@ def kernel(name):
 @pytest.fixture
 def numba_path(monkeypatch):
     """Send even tiny arrays through the numba loops instead of the NumPy fast path."""
-    monkeypatch.setattr(broadcast, "SMALL_SIZE", 0)
+    for module in (broadcast, elementwise):   # elementwise's per-op fast path has its own SMALL_SIZE
+        monkeypatch.setattr(module, "SMALL_SIZE", 0)
 
 
 def data(shape, dtype, low=-5, high=5):

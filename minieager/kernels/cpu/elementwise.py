@@ -6,6 +6,9 @@ the output size, and writes into ``out``, which it allocated. A learner can read
     for i in prange(out.size):
         out[i] = <formula of x[i]>
 
+Binary and ternary ops read their operands as ``item(a, i)``: ``a[i]`` for an array, and ``a``
+itself for the scalar that a one-element operand (``x * 0.5``) arrives as (see broadcast.py).
+
 Compiler options, and why:
 
 * ``parallel=True`` + ``prange``: the loop is split over the numba threads; it pays from
@@ -14,21 +17,25 @@ Compiler options, and why:
   Python exception checks in the loop, which also lets LLVM vectorise it.
 * no ``fastmath``: it would let LLVM assume there are no nan/inf, which breaks ``isnan``,
   ``isfinite`` and the nan propagation of ``maximum``/``minimum``, and these loops have no
-  reductions for it to speed up.
+  reductions for it to speed up. The one exception, ``_math_kernel`` (exp, tanh, sigmoid,
+  softplus), allows only ``"contract"``: fusing ``a * b + c`` into one FMA instruction, which
+  speeds up their polynomials and changes nothing about nan and inf.
 * ``cache=True``: compiled machine code is kept on disk, so a new Python process does not
   compile again.
 
-exp, tanh, sigmoid (and softmax in nn.py) use ``vecmath.vexp``, which vectorises; np.log, np.sin &
-co. inside @njit are scalar libm calls (numba has no vector math library without Intel SVML).
+exp, sigmoid, softplus (and softmax in nn.py) use ``vecmath.vexp`` and tanh ``vecmath.vtanh``,
+which vectorise; np.log, np.sin & co. inside @njit are scalar libm calls (numba has no vector
+math library without Intel SVML).
 """
 import numpy as np
 from numba import njit, prange
 
 from ..registry import register_kernel
-from .broadcast import SMALL_SIZE, run_elementwise
-from .vecmath import vexp
+from .broadcast import SMALL_SIZE, item, run_elementwise
+from .vecmath import vexp, vtanh
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
+_math_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
 
 
 # ----------------------------------------------------------------------------- unary
@@ -75,7 +82,7 @@ def _reciprocal(x, out):
         out[i] = 1 / x[i]
 
 
-@_kernel
+@_math_kernel
 def _exp(x, out):
     for i in prange(out.size):
         out[i] = vexp(x[i])
@@ -111,22 +118,13 @@ def _cos(x, out):
         out[i] = np.cos(x[i])
 
 
-@_kernel
+@_math_kernel
 def _tanh(x, out):
     for i in prange(out.size):
-        v = np.float64(x[i])
-        a = abs(v)
-        # tanh(a) = (1 - e) / (1 + e) with e = exp(-2a) <= 1: never overflows. Near 0, 1 - e cancels,
-        # so there the odd Taylor series is used instead (its next term is < 1e-17 for a < 1/16).
-        e = vexp(-2 * a)
-        t = (1 - e) / (1 + e)
-        a2 = a * a
-        series = a * (1 - a2 * (1 / 3 - a2 * (2 / 15 - a2 * (17 / 315 - a2 * (62 / 2835)))))
-        t = series if a < 0.0625 else t
-        out[i] = t if v >= 0 else -t   # also keeps nan
+        out[i] = vtanh(x[i])
 
 
-@_kernel
+@_math_kernel
 def _sigmoid(x, out):
     for i in prange(out.size):
         v = np.float64(x[i])
@@ -136,7 +134,7 @@ def _sigmoid(x, out):
         out[i] = 1 / (1 + e) if v >= 0 else e / (1 + e)
 
 
-@_kernel
+@_math_kernel
 def _softplus(x, out):
     for i in prange(out.size):
         v = x[i]
@@ -180,111 +178,111 @@ def _isfinite(x, out):
 @_kernel
 def _add(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] + b[i]
+        out[i] = item(a, i) + item(b, i)
 
 
 @_kernel
 def _subtract(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] - b[i]
+        out[i] = item(a, i) - item(b, i)
 
 
 @_kernel
 def _multiply(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] * b[i]
+        out[i] = item(a, i) * item(b, i)
 
 
 @_kernel
 def _divide(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] / b[i]
+        out[i] = item(a, i) / item(b, i)
 
 
 @_kernel
 def _floordiv(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] // b[i]   # numba's // floors like Python; integer // 0 gives 0 (error_model)
+        out[i] = item(a, i) // item(b, i)   # numba's // floors like Python; integer // 0 gives 0 (error_model)
 
 
 @_kernel
 def _mod(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] % b[i]   # sign of the divisor, like Python and NumPy; integer % 0 gives 0
+        out[i] = item(a, i) % item(b, i)   # sign of the divisor, like Python and NumPy; integer % 0 gives 0
 
 
 @_kernel
 def _pow(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] ** b[i]
+        out[i] = item(a, i) ** item(b, i)
 
 
 @_kernel
 def _maximum(a, b, out):
     for i in prange(out.size):
-        x, y = a[i], b[i]
+        x, y = item(a, i), item(b, i)
         out[i] = x if (x >= y or x != x) else y   # x != x: x is nan, and nan wins as in NumPy
 
 
 @_kernel
 def _minimum(a, b, out):
     for i in prange(out.size):
-        x, y = a[i], b[i]
+        x, y = item(a, i), item(b, i)
         out[i] = x if (x <= y or x != x) else y
 
 
 @_kernel
 def _equal(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] == b[i]
+        out[i] = item(a, i) == item(b, i)
 
 
 @_kernel
 def _not_equal(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] != b[i]
+        out[i] = item(a, i) != item(b, i)
 
 
 @_kernel
 def _less(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] < b[i]
+        out[i] = item(a, i) < item(b, i)
 
 
 @_kernel
 def _less_equal(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] <= b[i]
+        out[i] = item(a, i) <= item(b, i)
 
 
 @_kernel
 def _greater(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] > b[i]
+        out[i] = item(a, i) > item(b, i)
 
 
 @_kernel
 def _greater_equal(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] >= b[i]
+        out[i] = item(a, i) >= item(b, i)
 
 
 @_kernel
 def _logical_and(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] and b[i]
+        out[i] = item(a, i) and item(b, i)
 
 
 @_kernel
 def _logical_or(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] or b[i]
+        out[i] = item(a, i) or item(b, i)
 
 
 @_kernel
 def _logical_xor(a, b, out):
     for i in prange(out.size):
-        out[i] = a[i] != b[i]
+        out[i] = item(a, i) != item(b, i)
 
 
 # ----------------------------------------------------------------------------- activation gradients
@@ -293,26 +291,26 @@ def _logical_xor(a, b, out):
 @_kernel
 def _relu_grad(dy, x, out):
     for i in prange(out.size):
-        out[i] = dy[i] if x[i] > 0 else 0
+        out[i] = item(dy, i) if item(x, i) > 0 else 0
 
 
 @_kernel
 def _tanh_grad(dy, y, out):
     for i in prange(out.size):
-        out[i] = dy[i] * (1 - y[i] * y[i])
+        out[i] = item(dy, i) * (1 - item(y, i) * item(y, i))
 
 
 @_kernel
 def _sigmoid_grad(dy, y, out):
     for i in prange(out.size):
-        out[i] = dy[i] * y[i] * (1 - y[i])
+        out[i] = item(dy, i) * item(y, i) * (1 - item(y, i))
 
 
 # ----------------------------------------------------------------------------- ternary
 @_kernel
 def _where(cond, x, y, out):
     for i in prange(out.size):
-        out[i] = x[i] if cond[i] else y[i]
+        out[i] = item(x, i) if item(cond, i) else item(y, i)
 
 
 # ----------------------------------------------------------------------------- registration

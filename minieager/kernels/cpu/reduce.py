@@ -10,6 +10,25 @@ The loops run ``prange`` over ``outer``. With ``inner == 1`` (reducing the last 
 summed into one scalar; otherwise a row of ``inner`` accumulators, allocated inside the prange
 loop so each thread has its own, is updated by a contiguous, vectorised inner loop.
 
+max and min of whole rows (``inner == 1``, which includes reducing all axes) work differently,
+because one running maximum is a chain of dependent compares, one element at a time:
+
+* ``BLOCK`` running maxima side by side take a row ``BLOCK`` elements at a time, and
+  ``running[k] = max(running[k], piece[b * BLOCK + k])`` over k is a loop LLVM turns into vector
+  compares and selects. What is left after the last whole block is a short scalar tail. (With 16
+  or 32 running values LLVM unrolls that loop into scalar code instead; 64 vectorises but spends
+  its time entering the short loop; 256 doubles the scalar work per row, the tail and combining
+  the running maxima, which shows on many short rows. 128 is the middle.)
+* with fewer rows than threads (one row when reducing all axes), rows are cut into pieces so
+  that every thread gets one; the piece maxima are then combined.
+* the max is written as a select, ``v if (v > m) | (v != v) else m``, and not as
+  ``if v > m or v != v: m = v``, whose branch stops vectorisation; ``v != v`` makes nan win,
+  as in NumPy.
+
+Measured on a (1000, 1000) float32 array, 2 threads: reduce_max over all axes takes 50 us, as
+NumPy, where one thread running the scalar loop took 330-540 us; over the last axis (1000 rows)
+200 us, from 300 us (NumPy: 115 us; its rows are still short enough for the tails to matter).
+
 Accuracy: float32 (and float16) sums and products accumulate in float64 and integers in int64,
 then are cast back to the input dtype (an int32 sum wraps like TensorFlow's). NumPy uses pairwise
 summation in the input dtype instead; a float64 accumulator is both simpler and, for float32,
@@ -18,7 +37,9 @@ sum over several vector lanes (a few partial sums, which is also a little more a
 running sum). "reassoc" alone still honours nan and inf, unlike full fastmath.
 """
 import math
+from functools import partial
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -84,31 +105,108 @@ def _prod(x, one, out):
             out[p, :] = accs
 
 
+# ----------------------------------------------------------------------------- max / min
+BLOCK = 128   # running maxima (minima) side by side in a row reduction; see the module docstring
+
+
+@njit(inline="always")
+def _larger(m, v):
+    """max(m, v) where nan wins, as in NumPy: v != v only for nan, and a nan m is kept.
+
+    ``|`` rather than ``or``: both comparisons are always made, so LLVM can use a vector select
+    instead of a branch per element.
+    """
+    return v if (v > m) | (v != v) else m
+
+
+@njit(inline="always")
+def _smaller(m, v):
+    return v if (v < m) | (v != v) else m
+
+
 @_kernel
 def _max(x, out):
-    """out[p, q] = max over r of x[p, r, q]; nan wins, as in NumPy (v != v only for nan)."""
+    """out[p, q] = max over r of x[p, r, q], for inner > 1: a row of running maxima."""
     outer, reduced, inner = x.shape
     for p in prange(outer):
-        for q in range(inner):
-            out[p, q] = x[p, 0, q]
+        out[p, :] = x[p, 0, :]
         for r in range(1, reduced):
             for q in range(inner):
-                v = x[p, r, q]
-                if v > out[p, q] or v != v:
-                    out[p, q] = v
+                out[p, q] = _larger(out[p, q], x[p, r, q])
 
 
 @_kernel
 def _min(x, out):
     outer, reduced, inner = x.shape
     for p in prange(outer):
-        for q in range(inner):
-            out[p, q] = x[p, 0, q]
+        out[p, :] = x[p, 0, :]
         for r in range(1, reduced):
             for q in range(inner):
-                v = x[p, r, q]
-                if v < out[p, q] or v != v:
-                    out[p, q] = v
+                out[p, q] = _smaller(out[p, q], x[p, r, q])
+
+
+@_kernel
+def _max_rows(x, parts, out):
+    """out[p] = max of row x[p], each row cut into ``parts`` pieces that the threads share."""
+    rows, n = x.shape
+    piece_max = np.empty((rows, parts), x.dtype)
+    for t in prange(rows * parts):
+        p, s = t // parts, t % parts
+        piece = x[p, n * s // parts:n * (s + 1) // parts]
+        blocks = len(piece) // BLOCK
+        m = piece[0]
+        if blocks > 0:
+            running = piece[:BLOCK].copy()   # BLOCK running maxima, one per position in a block
+            for b in range(1, blocks):
+                for k in range(BLOCK):
+                    running[k] = _larger(running[k], piece[b * BLOCK + k])
+            for k in range(BLOCK):
+                m = _larger(m, running[k])
+        for i in range(blocks * BLOCK, len(piece)):
+            m = _larger(m, piece[i])
+        piece_max[p, s] = m
+    for p in range(rows):
+        m = piece_max[p, 0]
+        for s in range(1, parts):
+            m = _larger(m, piece_max[p, s])
+        out[p] = m
+
+
+@_kernel
+def _min_rows(x, parts, out):
+    rows, n = x.shape
+    piece_min = np.empty((rows, parts), x.dtype)
+    for t in prange(rows * parts):
+        p, s = t // parts, t % parts
+        piece = x[p, n * s // parts:n * (s + 1) // parts]
+        blocks = len(piece) // BLOCK
+        m = piece[0]
+        if blocks > 0:
+            running = piece[:BLOCK].copy()
+            for b in range(1, blocks):
+                for k in range(BLOCK):
+                    running[k] = _smaller(running[k], piece[b * BLOCK + k])
+            for k in range(BLOCK):
+                m = _smaller(m, running[k])
+        for i in range(blocks * BLOCK, len(piece)):
+            m = _smaller(m, piece[i])
+        piece_min[p, s] = m
+    for p in range(rows):
+        m = piece_min[p, 0]
+        for s in range(1, parts):
+            m = _smaller(m, piece_min[p, s])
+        out[p] = m
+
+
+def _max_or_min(kernel, rows_kernel, x3, out):
+    """Run ``rows_kernel`` when whole rows are reduced (inner == 1), else ``kernel``."""
+    outer, reduced, inner = x3.shape
+    if inner > 1:
+        kernel(x3, out)
+        return
+    threads = numba.get_num_threads()
+    parts = 1 if outer >= threads else min(math.ceil(threads / outer), reduced)   # a piece for every thread
+    rows_kernel(x3.reshape(outer, reduced), parts, out.reshape(outer))
 
 
 def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, **numpy_kwargs):
@@ -155,12 +253,12 @@ def reduce_prod(x, axis, keepdims):
 
 @register_kernel("reduce_max", "cpu")
 def reduce_max(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, _max, _lowest(x.dtype), np.max)
+    return _reduce(x, axis, keepdims, partial(_max_or_min, _max, _max_rows), _lowest(x.dtype), np.max)
 
 
 @register_kernel("reduce_min", "cpu")
 def reduce_min(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, _min, _highest(x.dtype), np.min)
+    return _reduce(x, axis, keepdims, partial(_max_or_min, _min, _min_rows), _highest(x.dtype), np.min)
 
 
 @register_kernel("reduce_any", "cpu")

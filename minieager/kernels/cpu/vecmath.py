@@ -1,4 +1,4 @@
-"""A vectorisable ``exp`` for numba loops.
+"""Vectorisable ``exp`` and ``tanh`` for numba loops.
 
 Why not ``np.exp`` inside ``@njit``? Without Intel's SVML library (absent from the llvmlite
 wheels), LLVM cannot vectorise calls to libm's ``exp``: every element becomes one scalar
@@ -8,14 +8,27 @@ plain arithmetic, so LLVM turns the loop that calls it into AVX instructions:
     exp(x) = 2**n * exp(r),   n = round(x / ln2),   r = x - n*ln2  (|r| <= ln2/2)
 
 ``exp(r)`` is a short Taylor polynomial and ``2**n`` is written straight into the exponent bits
-of a float64. Everything is computed in float64, so the same helper serves float32 (where the
-result is then correctly rounded in nearly all cases) and float64 (within ~2 ulp of NumPy).
-tanh, sigmoid and softmax are all built on this one function.
+of a float. ``vexp`` computes in float64, so it serves float32 (where the result is then
+correctly rounded in nearly all cases) and float64 (within ~2 ulp of NumPy); sigmoid, softplus
+and softmax are built on it.
+
+``vtanh`` also has a float32 version, the same recipe with float32 constants. A float64 takes
+two float32 slots of a vector register, so a float32 loop does twice the elements per
+instruction (16 per AVX-512 instruction, 8 with AVX2), and float32 precision (2**-24) needs 7
+Taylor terms where float64 needs 14. Measured at 1e6 float32 elements: 0.25 ms on one thread,
+0.13 ms on two, against 1.45 and 0.73 ms for the float64 route it replaced (which had no FMAs,
+see below); NumPy's own SIMD tanh takes 0.23 ms on its one thread. Its error, measured over 40
+million float32 values, is at most 2.5 ulp (NumPy's: 1.4); the kernel tests check it across
+the whole float32 range, in the loops' scalar tails, and at nan, +-inf and -0.0.
+
+Use these inside kernels compiled with ``fastmath={"contract"}``: it lets LLVM fuse each
+``a * b + c`` of the polynomials into one FMA instruction (faster, and rounded once instead of
+twice) without the other fastmath assumptions, so nan and inf still behave.
 """
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 
 @intrinsic
@@ -26,6 +39,17 @@ def _pow2(typingctx, n):
         bits = builder.shl(builder.add(args[0], ir.Constant(i64, 1023)), ir.Constant(i64, 52))
         return builder.bitcast(bits, ir.DoubleType())
     return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _pow2_f32(typingctx, n):
+    """2.0**n as float32 for an integer n in [-126, 127]: the bits ((n + 127) << 23) read as a float32."""
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        n32 = context.cast(builder, args[0], signature.args[0], types.int32)
+        bits = builder.shl(builder.add(n32, ir.Constant(i32, 127)), ir.Constant(i32, 23))
+        return builder.bitcast(bits, ir.FloatType())
+    return types.float32(n), codegen
 
 
 _LOG2E = 1.4426950408889634
@@ -53,3 +77,63 @@ def vexp(x):
     half = k >> 1   # floor(k / 2); numba's // adds sign and zero checks that stop vectorisation
     result = p * _pow2(half) * _pow2(k - half)
     return result if x == x else np.float64(x)
+
+
+# float32 constants: in numba, float32 combined with a Python float (a float64) gives float64,
+# and the whole computation would silently move back to float64.
+f32 = np.float32
+_LOG2E_F32 = f32(_LOG2E)
+_ROUND_F32 = f32(12582912.0)      # 1.5 * 2**23
+_LN2_HI_F32 = f32(0.693359375)    # 355/512: n * _LN2_HI_F32 is exact for |n| < 2**15
+_LN2_LO_F32 = f32(-2.12194440e-4)
+
+
+@njit(inline="always", error_model="numpy")
+def _expm1_f32(x):
+    """exp(x) - 1 in float32 for x in [-20, 0] (all tanh needs), accurate also near 0."""
+    n = (x * _LOG2E_F32 + _ROUND_F32) - _ROUND_F32
+    r = (x - n * _LN2_HI_F32) - n * _LN2_LO_F32
+    # expm1(r) = r + r**2/2! + ... + r**7/7!: the next term is about 2**-26 of it at |r| = ln2/2.
+    q = r + r * r * (f32(1 / 2) + r * (f32(1 / 6) + r * (f32(1 / 24) + r * (
+        f32(1 / 120) + r * (f32(1 / 720) + r * f32(1 / 5040))))))
+    # exp(x) - 1 = 2**n * (q + 1) - 1 = 2**n * q + (2**n - 1), where 2**n - 1 is exact for n >= -24
+    # (and rounds to -1 below): q's full relative precision carries over, also for x near 0.
+    s = _pow2_f32(np.int32(n))
+    return s * q + (s - f32(1))
+
+
+@njit(inline="always", error_model="numpy")
+def _tanh_f32(v):
+    # tanh(a) = (1 - e**(-2a)) / (1 + e**(-2a)) = -m / (2 + m) with m = expm1(-2a) in (-1, 0]: no
+    # overflow for a >= 0, and expm1 keeps full precision near 0, where 1 - e**(-2a) would cancel.
+    a = min(abs(v), f32(10))   # tanh(10) rounds to 1 in float32
+    m = _expm1_f32(-(a + a))
+    t = np.copysign(-m / (f32(2) + m), v)   # tanh is odd; -0.0 stays -0.0
+    return t if v == v else v
+
+
+@njit(inline="always", error_model="numpy")
+def _tanh_f64(x):
+    v = np.float64(x)
+    a = abs(v)
+    # tanh(a) = (1 - e) / (1 + e) with e = exp(-2a) <= 1: never overflows. Near 0, 1 - e cancels,
+    # so there the odd Taylor series is used instead (its next term is < 1e-17 for a < 1/16).
+    e = vexp(-2 * a)
+    t = (1 - e) / (1 + e)
+    a2 = a * a
+    series = a * (1 - a2 * (1 / 3 - a2 * (2 / 15 - a2 * (17 / 315 - a2 * (62 / 2835)))))
+    t = series if a < 0.0625 else t
+    return np.copysign(t, v)   # tanh is odd; -0.0 stays -0.0, and nan stays nan
+
+
+def vtanh(x):
+    """tanh(x) of a scalar: computed in float32 for a float32 x, else in float64."""
+    return _tanh_f32(x) if isinstance(x, np.float32) else _tanh_f64(x)
+
+
+@overload(vtanh, inline="always")   # inlined into the kernel, so that its fastmath flags apply
+def _vtanh_in_numba(x):
+    """What numba compiles for ``vtanh(x)``: the version for x's type, chosen at compile time."""
+    if x == types.float32:
+        return lambda x: _tanh_f32(x)
+    return lambda x: _tanh_f64(x)
