@@ -124,32 +124,29 @@ def _smaller(m, v):
     return v if (v < m) | (v != v) else m
 
 
+@njit(inline="always")
+def _extreme(m, v, largest):
+    """The larger of m and v if ``largest``, else the smaller. ``largest`` is the same for a whole
+    kernel call, so LLVM hoists the test out of the loop and vectorises both versions."""
+    return _larger(m, v) if largest else _smaller(m, v)
+
+
 @_kernel
-def _max(x, out):
-    """out[p, q] = max over r of x[p, r, q], for inner > 1: a row of running maxima."""
+def _max_min(x, largest, out):
+    """out[p, q] = max (min) over r of x[p, r, q], for inner > 1: a row of running maxima."""
     outer, reduced, inner = x.shape
     for p in prange(outer):
         out[p, :] = x[p, 0, :]
         for r in range(1, reduced):
             for q in range(inner):
-                out[p, q] = _larger(out[p, q], x[p, r, q])
+                out[p, q] = _extreme(out[p, q], x[p, r, q], largest)
 
 
 @_kernel
-def _min(x, out):
-    outer, reduced, inner = x.shape
-    for p in prange(outer):
-        out[p, :] = x[p, 0, :]
-        for r in range(1, reduced):
-            for q in range(inner):
-                out[p, q] = _smaller(out[p, q], x[p, r, q])
-
-
-@_kernel
-def _max_rows(x, parts, out):
-    """out[p] = max of row x[p], each row cut into ``parts`` pieces that the threads share."""
+def _max_min_rows(x, parts, largest, out):
+    """out[p] = max (min) of row x[p], each row cut into ``parts`` pieces that the threads share."""
     rows, n = x.shape
-    piece_max = np.empty((rows, parts), x.dtype)
+    piece_best = np.empty((rows, parts), x.dtype)
     for t in prange(rows * parts):
         p, s = t // parts, t % parts
         piece = x[p, n * s // parts:n * (s + 1) // parts]
@@ -159,54 +156,28 @@ def _max_rows(x, parts, out):
             running = piece[:BLOCK].copy()   # BLOCK running maxima, one per position in a block
             for b in range(1, blocks):
                 for k in range(BLOCK):
-                    running[k] = _larger(running[k], piece[b * BLOCK + k])
+                    running[k] = _extreme(running[k], piece[b * BLOCK + k], largest)
             for k in range(BLOCK):
-                m = _larger(m, running[k])
+                m = _extreme(m, running[k], largest)
         for i in range(blocks * BLOCK, len(piece)):
-            m = _larger(m, piece[i])
-        piece_max[p, s] = m
+            m = _extreme(m, piece[i], largest)
+        piece_best[p, s] = m
     for p in range(rows):
-        m = piece_max[p, 0]
+        m = piece_best[p, 0]
         for s in range(1, parts):
-            m = _larger(m, piece_max[p, s])
+            m = _extreme(m, piece_best[p, s], largest)
         out[p] = m
 
 
-@_kernel
-def _min_rows(x, parts, out):
-    rows, n = x.shape
-    piece_min = np.empty((rows, parts), x.dtype)
-    for t in prange(rows * parts):
-        p, s = t // parts, t % parts
-        piece = x[p, n * s // parts:n * (s + 1) // parts]
-        blocks = len(piece) // BLOCK
-        m = piece[0]
-        if blocks > 0:
-            running = piece[:BLOCK].copy()
-            for b in range(1, blocks):
-                for k in range(BLOCK):
-                    running[k] = _smaller(running[k], piece[b * BLOCK + k])
-            for k in range(BLOCK):
-                m = _smaller(m, running[k])
-        for i in range(blocks * BLOCK, len(piece)):
-            m = _smaller(m, piece[i])
-        piece_min[p, s] = m
-    for p in range(rows):
-        m = piece_min[p, 0]
-        for s in range(1, parts):
-            m = _smaller(m, piece_min[p, s])
-        out[p] = m
-
-
-def _max_or_min(kernel, rows_kernel, x3, out):
-    """Run ``rows_kernel`` when whole rows are reduced (inner == 1), else ``kernel``."""
+def _max_or_min(largest, x3, out):
+    """Whole rows reduced (inner == 1): rows split over the threads; else a row of running values."""
     outer, reduced, inner = x3.shape
     if inner > 1:
-        kernel(x3, out)
+        _max_min(x3, largest, out)
         return
     threads = numba.get_num_threads()
     parts = 1 if outer >= threads else min(math.ceil(threads / outer), reduced)   # a piece for every thread
-    rows_kernel(x3.reshape(outer, reduced), parts, out.reshape(outer))
+    _max_min_rows(x3.reshape(outer, reduced), parts, largest, out.reshape(outer))
 
 
 def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, **numpy_kwargs):
@@ -253,12 +224,12 @@ def reduce_prod(x, axis, keepdims):
 
 @register_kernel("reduce_max", "cpu")
 def reduce_max(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, partial(_max_or_min, _max, _max_rows), _lowest(x.dtype), np.max)
+    return _reduce(x, axis, keepdims, partial(_max_or_min, True), _lowest(x.dtype), np.max)
 
 
 @register_kernel("reduce_min", "cpu")
 def reduce_min(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, partial(_max_or_min, _min, _min_rows), _highest(x.dtype), np.min)
+    return _reduce(x, axis, keepdims, partial(_max_or_min, False), _highest(x.dtype), np.min)
 
 
 @register_kernel("reduce_any", "cpu")
