@@ -198,22 +198,20 @@ def get_num_threads():
 
 
 def set_num_threads(n):
-    """Use `n` threads in numba kernels and in the BLAS behind NumPy and numba's np.dot.
+    """Use `n` threads in numba kernels over large arrays and in the BLAS behind NumPy.
 
-    numba can only use threads its pool was started with: `n` may not exceed
-    numba.config.NUMBA_NUM_THREADS (set MINIEAGER_NUM_THREADS before importing minieager to
-    change the pool). numba's setting is per Python thread; call this from the thread that runs
-    the ops (in a notebook, any cell).
+    Kernels over small arrays always run on one thread (see kernels/cpu/threads.py, which sets
+    numba's count per call). numba can only use threads its pool was started with: `n` may not
+    exceed numba.config.NUMBA_NUM_THREADS (set MINIEAGER_NUM_THREADS before importing minieager
+    to change the pool).
     """
     global _num_threads, _blas_limits
-    import numba
     from threadpoolctl import threadpool_limits
 
     n = int(n)
     pool = _numba_pool_size()
     if not 1 <= n <= pool:
         raise ValueError(f"num_threads must be between 1 and numba's pool size {pool}, got {n}")
-    numba.set_num_threads(n)
     if _blas_limits is not None:
         _blas_limits.restore_original_limits()
     _blas_limits = threadpool_limits(limits=n)

@@ -9,6 +9,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from minieager import config
+from minieager.kernels.cpu import threads
 
 NO_PROC = "/nonexistent/proc/self/cgroup"  # "this process sits at the cgroup root"
 
@@ -107,12 +108,14 @@ def restore_threads(monkeypatch):
     if config._blas_limits is not None:
         config._blas_limits.restore_original_limits()
     numba.set_num_threads(numba_before)
+    threads._last_set = None   # numba's count was changed behind the module's back
 
 
 def test_set_num_threads_reaches_numba_and_blas(restore_threads):
     np.dot(np.ones((2, 2)), np.ones((2, 2)))  # make sure NumPy's BLAS is loaded
     config.set_num_threads(1)
     assert config.get_num_threads() == 1
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == 1
     assert numba.get_num_threads() == 1
     blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
     assert blas and all(lib["num_threads"] == 1 for lib in blas)
@@ -121,11 +124,23 @@ def test_set_num_threads_reaches_numba_and_blas(restore_threads):
 def test_set_num_threads_rejects_more_than_numbas_pool(restore_threads):
     pool = numba.config.NUMBA_NUM_THREADS
     config.set_num_threads(pool)
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
     assert numba.get_num_threads() == pool
     for bad in (0, pool + 1):
         with pytest.raises(ValueError, match="pool size"):
             config.set_num_threads(bad)
     assert config.get_num_threads() == pool
+
+
+def test_small_kernels_run_on_one_thread_and_large_ones_on_all(restore_threads):
+    pool = numba.config.NUMBA_NUM_THREADS
+    config.set_num_threads(pool)
+    assert threads.use_threads_for(threads.PARALLEL_SIZE - 1) == 1
+    assert numba.get_num_threads() == 1
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
+    assert numba.get_num_threads() == pool
+    assert threads.use_threads_for(10) == 1
+    assert numba.get_num_threads() == 1
 
 
 def test_get_num_threads_defaults_to_the_usable_cpus(restore_threads):

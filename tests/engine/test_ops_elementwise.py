@@ -253,10 +253,12 @@ def test_clip_by_value(dtype):
 
 
 # ---- the numba loops: sizes above the NumPy fast path for tiny arrays ------------------------------
-# Below SMALL_SIZE output elements the CPU kernels call NumPy (cheaper than waking numba's threads),
+# Below SMALL_SIZE output elements the CPU kernels call NumPy (cheaper than a numba call), and
+# one-ufunc ops stay on NumPy up to PARALLEL_SIZE unless the fixture lowers that bound to SMALL_SIZE,
 # so these cases are large enough to run the numba loops. One dtype per op for most: numba compiles
 # every (kernel, dtype, layout) on first use, and a cold cache pays for each.
 LARGE = (72, 64)
+large = pytest.mark.usefixtures("numba_loops_from_small_size")
 LARGE_BROADCASTS = [(LARGE, LARGE), ((64,), LARGE), ((72, 1), LARGE), ((4, 1, 64), (18, 1))]
 LARGE_SCALAR_CASES = [("add", (), LARGE), ("add", LARGE, ()), ("subtract", (), LARGE), ("divide", (), LARGE),
                       ("pow", LARGE, ()), ("maximum", LARGE, ())]
@@ -271,6 +273,7 @@ def test_large_cases_are_above_the_numpy_fast_path():
     assert min(sizes) >= SMALL_SIZE
 
 
+@large
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_ops_on_large_tensors(name):
     fn, reference, (low, high), _ = UNARY[name]
@@ -280,12 +283,14 @@ def test_unary_ops_on_large_tensors(name):
 
 @pytest.mark.parametrize("name, dtype", [("exp", "float64"), ("tanh", "float64"), ("sigmoid", "float64"),
                                          ("tanh", "float16"), ("negative", "int32"), ("abs", "int64")])
+@large
 def test_unary_ops_on_large_tensors_of_other_dtypes(name, dtype):
     fn, reference, (low, high), _ = UNARY[name]
     x = random_array(LARGE, dtype, low, high, seed=22)
     assert_tensor(fn(me.constant(x)), reference(x.astype(np.float64)).astype(dtype), dtype=dtype)
 
 
+@large
 @pytest.mark.parametrize("name", BINARY)
 @pytest.mark.parametrize("a_shape, b_shape", LARGE_BROADCASTS, ids=str)
 def test_binary_ops_on_large_tensors(name, a_shape, b_shape):
@@ -293,6 +298,7 @@ def test_binary_ops_on_large_tensors(name, a_shape, b_shape):
     assert_tensor(fn(me.constant(a), me.constant(b)), expected, dtype="float32")
 
 
+@large
 @pytest.mark.parametrize("name, a_shape, b_shape", LARGE_SCALAR_CASES, ids=str)
 def test_binary_ops_with_a_one_element_operand_on_large_tensors(name, a_shape, b_shape):
     fn, a, b, expected = _binary_case(name, a_shape, b_shape, "float32", seed=24)
@@ -300,6 +306,7 @@ def test_binary_ops_with_a_one_element_operand_on_large_tensors(name, a_shape, b
     assert_tensor(fn(me.constant(a), b.item()) if b.ndim == 0 else fn(a.item(), me.constant(b)), expected)
 
 
+@large
 @pytest.mark.parametrize("name, dtype", LARGE_DTYPE_CASES, ids=str)
 def test_binary_ops_on_large_tensors_of_other_dtypes(name, dtype):
     fn, a, b, expected = _binary_case(name, LARGE, LARGE, dtype, seed=25)
@@ -310,6 +317,7 @@ def test_binary_ops_on_large_tensors_of_other_dtypes(name, dtype):
     assert_tensor(result, expected.astype(result.dtype.np_dtype), dtype=dtype)
 
 
+@large
 @pytest.mark.parametrize("name", COMPARE)
 def test_comparisons_on_large_tensors(name):
     a = np.round(random_array(LARGE, "float32", 0, 3, seed=26))
@@ -319,6 +327,7 @@ def test_comparisons_on_large_tensors(name):
     assert_tensor(getattr(me, name)(ints, 1), COMPARE[name](ints, 1), dtype=me.bool)
 
 
+@large
 @pytest.mark.parametrize("name", LOGIC)
 def test_logical_ops_on_large_tensors(name):
     a, b = random_array(LARGE, "bool", seed=29), random_array(LARGE, "bool", seed=30)
@@ -326,6 +335,7 @@ def test_logical_ops_on_large_tensors(name):
     assert_tensor(me.logical_not(a), ~a, dtype=me.bool)
 
 
+@large
 def test_where_isnan_isfinite_leaky_relu_clip_on_large_tensors():
     x = random_array(LARGE, "float32", -3, 3, seed=31)
     x[::7, ::5] = np.nan

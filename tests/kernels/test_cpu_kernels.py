@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minieager.kernels.cpu  # noqa: F401  (registers the kernels)
-from minieager.kernels.cpu import broadcast, elementwise
+from minieager.kernels.cpu import broadcast, elementwise, threads
 from minieager.kernels.registry import get_kernel
 
 RNG = np.random.default_rng(0)
@@ -29,8 +29,9 @@ def kernel(name):
 @pytest.fixture
 def numba_path(monkeypatch):
     """Send even tiny arrays through the numba loops instead of the NumPy fast path."""
-    for module in (broadcast, elementwise):   # elementwise's per-op fast path has its own SMALL_SIZE
+    for module in (broadcast, elementwise):   # elementwise's per-op fast path has its own copies
         monkeypatch.setattr(module, "SMALL_SIZE", 0)
+        monkeypatch.setattr(module, "PARALLEL_SIZE", 0)
 
 
 def data(shape, dtype, low=-5, high=5):
@@ -463,3 +464,14 @@ def test_sparse_softmax_cross_entropy():
     # a loss near 0 is a difference of two numbers near the max logit: its error is absolute
     np.testing.assert_allclose(loss, -log_p[np.arange(6), labels], rtol=1e-12, atol=1e-12 * np.abs(logits).max())
     np.testing.assert_allclose(backprop, np.exp(log_p) - np.eye(5)[labels], atol=1e-12)
+
+
+def test_ops_from_parallel_size_on_agree_with_numpy():
+    """At PARALLEL_SIZE elements and above, the numba loops run, on all threads (no fixture)."""
+    n = threads.PARALLEL_SIZE + 13
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    np.testing.assert_array_equal(kernel("add")(a, b), a + b)
+    np.testing.assert_allclose(kernel("tanh")(a), np.tanh(a), rtol=2e-6, atol=1e-7)
+    assert kernel("reduce_max")(a, (0,), False) == a.max()
+    np.testing.assert_allclose(kernel("reduce_sum")(a, (0,), False), a.astype(np.float64).sum(), rtol=1e-6)

@@ -1,4 +1,4 @@
-"""The numba loops at sizes above SMALL_SIZE (below it the kernels call NumPy instead).
+"""The numba loops, multi-threaded, at sizes above SMALL_SIZE (below it the kernels call NumPy).
 
 Sizes are odd on purpose: a vectorised loop handles whole vectors and then a scalar tail, and the
 special values (nan, +-inf, -0.0, subnormals) are placed both in the body and in that tail.
@@ -12,6 +12,7 @@ from minieager.kernels.cpu import broadcast, reduce
 from minieager.kernels.registry import get_kernel
 
 N = 3 * broadcast.SMALL_SIZE + 13
+pytestmark = pytest.mark.usefixtures("numba_loops_from_small_size")
 RNG = np.random.default_rng(7)
 
 

@@ -21,24 +21,34 @@ An elementwise kernel in ``elementwise.py`` is a single loop ``for i in prange(o
 float16: numba has no float16 arithmetic on CPU, so float16 operands are computed in float32
 and the result is cast back to float16 here, never in a kernel.
 
-Tiny arrays: calling a numba kernel costs ~1 us (argument unboxing), ~2 us with two threads to
-wake; a NumPy ufunc costs ~0.3 us. Measured for add, float32, microseconds, 2 threads (1 thread
-for the first column):
+Which of the two does the work: calling a numba kernel costs ~1.5 us more than a NumPy ufunc
+(argument unboxing), and splitting a loop over threads pays only for large arrays (see
+threads.py). Measured on one thread, float32, microseconds per call:
 
-    elements          1     1000    10000   100000   1000000
-    np.add          0.3      1.0      1.8      7.4       103
-    numba add       1.1      1.8      2.2      4.0        54
+    elements            4096   16384   65536   262144
+    np.add               1.0     1.9     6.4     36
+    numba add            2.4     3.2     8.5     38
+    np.tanh              1.5     4.4    15.6     68
+    numba tanh           2.9     6.3    18.1     56
+    np.where (relu)      5.8    15.6    52.6    153
+    numba relu           2.2     2.8     4.7     24
 
-so below ``SMALL_SIZE`` output elements the NumPy expression is called instead, and from there
-on the numba loop (which splits the work over the cores) is the path. (Those 2 us are for calls
-in a row, while the second thread still spins; once it sleeps, waking it costs more: 40 us after
-0.1 ms idle and 150 us after 10 ms, measured on a 2-vCPU virtual machine.)
+So:
+
+* below ``SMALL_SIZE`` output elements, NumPy does every op;
+* an op that NumPy does in one ufunc pass (add, multiply, tanh, ...) stays on NumPy up to
+  ``threads.PARALLEL_SIZE``, since on one thread numba's loop is no faster;
+* ops that NumPy needs several passes for (relu, sigmoid, the fused gradients) run the numba loop
+  from ``SMALL_SIZE`` on, where one fused pass wins even on one thread;
+* from ``PARALLEL_SIZE`` on, the numba loop runs on all threads.
 """
 import math
 
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from .threads import PARALLEL_SIZE, use_threads_for
 
 SMALL_SIZE = 4096
 
@@ -89,7 +99,8 @@ def _item_in_numba(x, i):
 def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     """Broadcast ``operands``, run ``kernel(*flat_operands, *attrs, out)`` and return ``out``.
 
-    ``numpy_fn(*operands, *attrs)`` computes the same thing with NumPy; it is used for tiny arrays.
+    ``numpy_fn(*operands, *attrs)`` computes the same thing with NumPy; it is used for tiny arrays,
+    and up to ``PARALLEL_SIZE`` when it is a single ufunc (see the module docstring).
     ``out_dtype`` defaults to the last operand's dtype (``where(cond, x, y)`` -> dtype of y).
     Scalar ``attrs`` (``alpha``) are converted to the compute dtype so the loop stays in it.
     """
@@ -100,7 +111,7 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
             break
     size = math.prod(shape)
     dtype = operands[-1].dtype if out_dtype is None else out_dtype
-    if size < SMALL_SIZE:
+    if size < (PARALLEL_SIZE if isinstance(numpy_fn, np.ufunc) else SMALL_SIZE):
         result = numpy_fn(*operands, *attrs)
         if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
             result = np.asarray(result)
@@ -109,5 +120,6 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     flats = [flat_operand(a, shape, size) for a in operands]
     attrs = tuple(compute_dtype(operands[-1].dtype).type(v) for v in attrs)
     out = np.empty(size, work_dtype)   # allocated by NumPy: reuses hugepages, fewer page faults
+    use_threads_for(size)
     kernel(*flats, *attrs, out)
     return downcast(out.reshape(shape), dtype)

@@ -11,8 +11,9 @@ itself for the scalar that a one-element operand (``x * 0.5``) arrives as (see b
 
 Compiler options, and why:
 
-* ``parallel=True`` + ``prange``: the loop is split over the numba threads; it pays from
-  ~1e5 elements, and smaller arrays go to NumPy anyway (see ``broadcast.SMALL_SIZE``).
+* ``parallel=True`` + ``prange``: the loop can be split over the numba threads; threads.py
+  decides per call how many it gets (all of them only for large arrays), and broadcast.py when
+  NumPy does the work instead.
 * ``error_model="numpy"``: x / 0 gives inf or nan (and integer // 0 gives 0) as in NumPy, with no
   Python exception checks in the loop, which also lets LLVM vectorise it.
 * no ``fastmath``: it would let LLVM assume there are no nan/inf, which breaks ``isnan``,
@@ -32,6 +33,7 @@ from numba import njit, prange
 
 from ..registry import register_kernel
 from .broadcast import SMALL_SIZE, item, run_elementwise
+from .threads import PARALLEL_SIZE
 from .vecmath import vexp, vtanh
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
@@ -317,10 +319,11 @@ def _where(cond, x, y, out):
 def _register(name, kernel, numpy_fn, out_dtype=None):
     """Register ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
+    one_ufunc = isinstance(numpy_fn, np.ufunc)   # then NumPy is as fast as one numba thread
 
     def run(*operands):
         first = operands[0]
-        if first.size < SMALL_SIZE and (len(operands) == 1 or operands[1].shape == first.shape):
+        if first.size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) and (len(operands) == 1 or operands[1].shape == first.shape):
             # The per-op fast path for tiny tensors (see broadcast.py): NumPy, nothing else.
             result = numpy_fn(*operands)
             if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs

@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..registry import register_kernel
+from .threads import use_threads_for
 from .broadcast import downcast, upcast
 from .vecmath import vexp
 
@@ -142,6 +143,7 @@ def _patches(x, k_hw, strides, padding):
     (kh, kw), (sh, sw) = k_hw, strides
     oh, ow, pt, pl = _geometry((h, w), k_hw, strides, padding)
     x = np.ascontiguousarray(x)
+    use_threads_for(n * oh * ow * kh * kw * c)
     if c <= _FEW_CHANNELS:
         col_t = np.empty((kh, kw, c, n, oh, ow), x.dtype)
         _im2col_transposed(x, sh, sw, pt, pl, col_t)
@@ -174,6 +176,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     dcol = dy.reshape(-1, f) @ w.reshape(kh * kw * c, f).T
     _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
     dx = np.zeros(tuple(input_shape), dcol.dtype)
+    use_threads_for(dcol.size)
     _col2im(dcol.reshape(dy.shape[:3] + (kh, kw, c)), strides[0], strides[1], pt, pl, dx)
     return downcast(dx, dtype)
 
@@ -283,6 +286,7 @@ def max_pool2d(x, ksize, strides, padding):
     out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
+    use_threads_for(xc.size)
     _max_pool(xc, *geo, out)
     return downcast(out, x.dtype)
 
@@ -292,6 +296,7 @@ def max_pool2d_grad(x, dy, ksize, strides, padding):
     _, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc, dyc = np.ascontiguousarray(upcast(x)), np.ascontiguousarray(upcast(dy))
     dx = np.zeros(xc.shape, dyc.dtype)
+    use_threads_for(xc.size)
     _max_pool_grad(xc, dyc, *geo, dx)
     return downcast(dx, dy.dtype)
 
@@ -301,6 +306,7 @@ def avg_pool2d(x, ksize, strides, padding):
     out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
+    use_threads_for(xc.size)
     _avg_pool(xc, *geo, out)
     return downcast(out, x.dtype)
 
@@ -310,6 +316,7 @@ def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
     _, geo = _pool_geometry(tuple(input_shape), ksize, strides, padding)
     dyc = np.ascontiguousarray(upcast(dy))
     dx = np.zeros(tuple(input_shape), dyc.dtype)
+    use_threads_for(dx.size)
     _avg_pool_grad(dyc, *geo, dx)
     return downcast(dx, dy.dtype)
 
@@ -339,6 +346,7 @@ def _softmax(x, axis, log):
     """Move ``axis`` last (a copy only if it is not last already), run the row kernel, move it back."""
     xc = np.ascontiguousarray(np.moveaxis(upcast(x), axis, -1))
     out = np.empty_like(xc)
+    use_threads_for(xc.size)
     _softmax_rows(xc.reshape(-1, xc.shape[-1]), log, out.reshape(-1, xc.shape[-1]))
     return downcast(np.ascontiguousarray(np.moveaxis(out, -1, axis)), x.dtype)
 
@@ -394,6 +402,7 @@ def softmax_cross_entropy(logits, labels):
     """logits, labels (N, C) -> (loss (N,), backprop (N, C)); labels are probabilities per row."""
     x, y = np.ascontiguousarray(upcast(logits)), np.ascontiguousarray(upcast(labels))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
+    use_threads_for(x.size)
     _xent(x, y, loss, backprop)
     return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
 
@@ -403,5 +412,6 @@ def sparse_softmax_cross_entropy(logits, labels):
     """logits (N, C), integer labels (N,) in [0, C) -> (loss (N,), backprop (N, C))."""
     x = np.ascontiguousarray(upcast(logits))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
+    use_threads_for(x.size)
     _sparse_xent(x, np.ascontiguousarray(labels), loss, backprop)
     return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)

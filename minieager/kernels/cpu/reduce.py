@@ -39,12 +39,12 @@ running sum). "reassoc" alone still honours nan and inf, unlike full fastmath.
 import math
 from functools import partial
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from ..registry import register_kernel
 from .broadcast import SMALL_SIZE, downcast, upcast
+from .threads import use_threads_for
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
 _sum_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc"})
@@ -175,7 +175,7 @@ def _max_or_min(largest, x3, out):
     if inner > 1:
         _max_min(x3, largest, out)
         return
-    threads = numba.get_num_threads()
+    threads = use_threads_for(x3.size)
     parts = 1 if outer >= threads else min(math.ceil(threads / outer), reduced)   # a piece for every thread
     _max_min_rows(x3.reshape(outer, reduced), parts, largest, out.reshape(outer))
 
@@ -197,6 +197,7 @@ def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, **numpy_kwa
     if reduced == 0:   # an empty reduction gives the identity (max: the lowest value, as in TF)
         out.fill(empty_value)
     else:
+        use_threads_for(x3.size)
         run(x3, out)
     shape = tuple(1 if i in axis else n for i, n in enumerate(x.shape)) if keepdims else kept_shape
     return downcast(out.reshape(shape), dtype)
@@ -274,6 +275,7 @@ def _argmin(x, out):
 def _arg(kernel, x, axis):
     x3, kept_shape = _as_3d(upcast(x), (axis,))
     out = np.empty((x3.shape[0], x3.shape[2]), np.int64)
+    use_threads_for(x3.size)
     kernel(x3, out)
     return out.reshape(kept_shape)
 
@@ -310,5 +312,6 @@ def cumsum(x, axis, exclusive=False, reverse=False):
     """Running sum along ``axis`` (``exclusive``: each element leaves itself out; ``reverse``: from the end)."""
     x3, _ = _as_3d(upcast(x), (axis,))
     out = np.empty_like(x3)
+    use_threads_for(x3.size)
     _cumsum(x3, _accumulator(x.dtype)(0), exclusive, reverse, out)
     return downcast(out.reshape(x.shape), x.dtype)

@@ -1,0 +1,40 @@
+"""How many threads one kernel call runs on: one for small work, all of them for large work.
+
+Every numba loop in this folder is compiled with ``parallel=True``, so numba *could* split each
+call over ``me.config.get_num_threads()`` threads. Whether that pays depends on the size of the
+work, because starting the other threads is not free:
+
+* minieager keeps numba's OpenMP threads from spinning after a loop (``GOMP_SPINCOUNT`` in
+  ``config.py``) so that they do not steal the cores NumPy's BLAS needs next. Between two ops
+  they therefore sleep, and waking a sleeping thread costs 40-150 us on a virtual machine.
+* BLAS threads that are still spinning after a matmul compete with the woken numba threads for
+  the same cores; on 2 cores, a step of many mid-sized ops then stalls.
+
+Measured on 2 cores, one MLP 784-128-10 train step at batch 32 (ms, numba threads / BLAS threads):
+1/1 0.41, 1/2 0.36, 2/1 0.52-0.75, 2/2 0.60-0.96; at batch 256: 1.37, 0.85, 1.34, 1.32.
+So loops over fewer than ``PARALLEL_SIZE`` elements run on the calling thread alone, and larger
+ones, where half the work is worth far more than a wake-up (a 1e6-element tanh: 240 us on one
+thread), on all of them. The BLAS keeps its own threads: it decides per call how to split.
+
+numba's thread count is a per-thread setting. It is changed here only when the wanted count
+differs from the last one set (one call costs ~1 us); a program that runs ops from several Python
+threads may see a kernel run on a different count than intended, which costs speed, never
+correctness.
+"""
+import numba
+
+from ... import config
+
+PARALLEL_SIZE = 1 << 18   # 262,144 elements: about 1 MB of float32
+
+_last_set = None   # the count this module last gave numba.set_num_threads
+
+
+def use_threads_for(size):
+    """Set numba's thread count for a loop over ``size`` elements; return that count."""
+    global _last_set
+    wanted = config.get_num_threads() if size >= PARALLEL_SIZE else 1
+    if wanted != _last_set:
+        numba.set_num_threads(wanted)
+        _last_set = wanted
+    return wanted
