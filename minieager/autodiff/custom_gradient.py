@@ -19,7 +19,7 @@ from .. import nest
 from ..engine import recording
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, wrap
 from ..ops.creation import convert_to_tensor, zeros_like
 from .variable import Variable
 
@@ -95,7 +95,7 @@ def custom_gradient(f):
         variables = [v for v in watcher.variables if all(v is not x for x in inputs)]
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         # Fresh tensors for the outputs: the tape links them to the inputs through grad_fn alone.
-        outputs = tuple(Tensor._from_array(r._value, r.device) for r in flat)
+        outputs = tuple(wrap(r._value, r.device) for r in flat)
         input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
         output_shapes = [o.shape for o in outputs]
 

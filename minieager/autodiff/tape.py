@@ -16,7 +16,7 @@ import warnings
 from .. import nest
 from ..engine import recording
 from ..engine.errors import InvalidArgumentError
-from ..engine.scope import current_scope
+from ..engine.scope import open_scopes
 from ..engine.tensor import Tensor
 from ..ops.creation import zeros_like
 from .backprop import backward
@@ -41,7 +41,7 @@ class TapeRecord:
         self.outputs = outputs
         self.attrs = attrs
         self.variable_versions = variable_versions   # ((variable, its version when read), ...)
-        self.scope = current_scope()     # the layer running this op, e.g. "sequential/dense" ("" if none)
+        self.scope = open_scopes[-1]     # the layer running this op, e.g. "sequential/dense" ("" if none)
 
     op_name = property(lambda self: self.op.name, doc="The primitive's name, e.g. 'multiply'.")
     rule = property(lambda self: self.op.rule, doc="The gradient rule in words, one line per input.")
@@ -114,7 +114,7 @@ class GradientTape:
     # ---- what is watched --------------------------------------------------------------
     def watch(self, tensor):
         """Watch a tensor (or a nested list/tuple/dict of them) so ops on it are recorded."""
-        for t in nest.flatten(tensor):
+        for t in (tensor,) if isinstance(tensor, Tensor) else nest.flatten(tensor):
             if not isinstance(t, Tensor):
                 raise TypeError(f"tape.watch() takes tensors or variables, not {type(t).__name__}. "
                                 f"Convert it first with me.constant(...).")
@@ -150,7 +150,7 @@ class GradientTape:
             return
         watched, hit, versions = self._watched_ids, False, ()
         for t in inputs:
-            if isinstance(t, Variable):      # note its version, and maybe start watching it
+            if type(t) is not Tensor and isinstance(t, Variable):   # note its version, maybe watch it
                 versions += ((t, t._version),)
                 if t._id not in watched and self._watch_accessed and t._trainable and t._dtype.is_floating:
                     self._watch_one(t)

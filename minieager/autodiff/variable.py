@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, _next_id
+from ..engine.tensor import Tensor, wrap, _next_id
 
 _name_counts = collections.defaultdict(itertools.count)
 
@@ -90,7 +90,7 @@ class Variable(Tensor):
 
     def _snapshot(self):
         # The current value as a plain Tensor: an update is not an op on the variable for tapes to record.
-        return Tensor._from_array(self._value, self._device)
+        return wrap(self._value, self._device)
 
     def _set(self, array):
         # A new array, not an in-place write: tensors read from the old value stay unchanged. ``array``

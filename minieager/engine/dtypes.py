@@ -71,7 +71,7 @@ bool_ = DType("bool", np.bool_)
 
 ALL = (bool_, uint8, int32, int64, float16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
-BY_NUMPY = {d.np_dtype: d for d in ALL}   # the lookup every new tensor does (Tensor._from_array)
+BY_NUMPY = {d.np_dtype: d for d in ALL}   # the lookup every new tensor does (tensor.wrap)
 _RANK = {d: i for i, d in enumerate(ALL)}
 
 # NumPy dtypes we accept by converting to the nearest supported one.

@@ -12,9 +12,7 @@ from . import recording
 from .recording import observers   # a list that is only ever mutated, so this name stays valid
 from .device import device_type
 from .errors import InvalidArgumentError
-from .tensor import Tensor
-
-wrap = Tensor._from_array   # bound once: wrap(array, device) -> a new Tensor
+from .tensor import wrap
 
 
 class Op:
@@ -58,35 +56,44 @@ class Op:
 
     def __call__(self, *inputs, **attrs):
         # This runs for every op a program executes, so it is written for speed: one dict lookup
-        # for the kernel, the common one- and two-input cases spelled out, no temporary lists.
+        # for the kernel, the common one- and two-input cases spelled out, no temporary lists,
+        # no ``**attrs`` unpacking when there are none.
         device = inputs[0]._device
         kernel = self._kernels.get(device)
         if kernel is None:
             kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
-        if len(inputs) == 1:
-            result = kernel(inputs[0]._value, **attrs)
-        elif len(inputs) == 2 and inputs[1]._device == device:
-            result = kernel(inputs[0]._value, inputs[1]._value, **attrs)
-        else:
-            for t in inputs:
-                if t._device != device:
-                    raise InvalidArgumentError(
-                        f"{self.name}: inputs live on different devices ({device} and {t._device}); "
-                        f"move them with .cpu() or .gpu() first.")
+        if attrs:                                    # axis=, strides= ...: the general call
+            self._check_devices(inputs, device)
             result = kernel(*[t._value for t in inputs], **attrs)
+        elif len(inputs) == 2 and inputs[1]._device == device:
+            result = kernel(inputs[0]._value, inputs[1]._value)
+        elif len(inputs) == 1:
+            result = kernel(inputs[0]._value)
+        else:
+            self._check_devices(inputs, device)
+            result = kernel(*[t._value for t in inputs])
         if self.num_outputs == 1:
             output = wrap(result, device)
-            if observers:                    # a GradientTape (or a variable watcher) is open
-                recording.record(self, inputs, (output,), attrs)
+            if observers:                    # a GradientTape (or a variable watcher) is open:
+                for observer in observers:   # recording.record, spelled out
+                    observer._observe(self, inputs, (output,), attrs)
             if recording.check_numerics:
                 _check_numerics(self.name, (output,))
             return output
         outputs = tuple(wrap(r, device) for r in result)
         if observers:
-            recording.record(self, inputs, outputs, attrs)
+            for observer in observers:
+                observer._observe(self, inputs, outputs, attrs)
         if recording.check_numerics:
             _check_numerics(self.name, outputs)
         return outputs
+
+    def _check_devices(self, inputs, device):
+        for t in inputs:
+            if t._device != device:
+                raise InvalidArgumentError(
+                    f"{self.name}: inputs live on different devices ({device} and {t._device}); "
+                    f"move them with .cpu() or .gpu() first.")
 
     def __repr__(self):
         return f"<Op {self.name}: {self.formula}>"

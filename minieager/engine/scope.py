@@ -2,15 +2,10 @@
 
 While a layer's ``call`` runs, its name is pushed here ("sequential/dense_1"), and every tape
 record made meanwhile remembers it (``TapeRecord.scope``), so the tape debugger can group a
-layer's ops together. With no layer running, ``current_scope()`` is "".
+layer's ops together. With no layer running, the innermost scope ``open_scopes[-1]`` is "".
 """
 
-_stack = [""]     # full scope paths, innermost last; "" is the top level
-
-
-def current_scope():
-    """The full path of the innermost open scope, e.g. "mnist_model/dense_1" ("" at top level)."""
-    return _stack[-1]
+open_scopes = [""]   # full scope paths, innermost last; "" is the top level (only ever mutated)
 
 
 class name_scope:
@@ -19,13 +14,13 @@ class name_scope:
     __slots__ = ("_path",)
 
     def __init__(self, name):
-        outer = _stack[-1]
+        outer = open_scopes[-1]
         self._path = f"{outer}/{name}" if outer else name
 
     def __enter__(self):
-        _stack.append(self._path)
+        open_scopes.append(self._path)
         return self._path
 
     def __exit__(self, *exc):
-        _stack.pop()
+        open_scopes.pop()
         return False

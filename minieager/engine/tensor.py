@@ -16,6 +16,7 @@ from .errors import InvalidArgumentError
 
 _next_id = itertools.count().__next__
 _new_object = object.__new__
+_BY_NUMPY = dtypes.BY_NUMPY   # numpy dtype -> DType
 
 
 class TensorShape(tuple):
@@ -34,6 +35,20 @@ class TensorShape(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
+def wrap(array, device=CPU):
+    """A new Tensor around a freshly computed array (no copy, no checks): the fast path every op
+    uses. ``array`` must not be changed afterwards; the tensor now owns it."""
+    t = _new_object(Tensor)
+    t._value = array
+    try:
+        t._dtype = _BY_NUMPY[array.dtype]
+    except KeyError:
+        t._dtype = dtypes.from_numpy(array.dtype)   # the error naming the unsupported dtype
+    t._device = device
+    t._id = _next_id()
+    return t
+
+
 class Tensor:
     """An immutable, already-computed array. Create one with ``me.constant`` or any op."""
 
@@ -46,19 +61,6 @@ class Tensor:
         from ..ops.creation import constant   # the public way in: validates and converts
         t = constant(value, dtype=dtype)
         self._value, self._dtype, self._device, self._id = t._value, t._dtype, t._device, _next_id()
-
-    @classmethod
-    def _from_array(cls, array, device=CPU):
-        """Wrap a freshly computed array (no copy, no checks): the fast path every op uses."""
-        t = _new_object(cls)
-        t._value = array
-        try:
-            t._dtype = dtypes.BY_NUMPY[array.dtype]
-        except KeyError:
-            t._dtype = dtypes.from_numpy(array.dtype)   # the error naming the unsupported dtype
-        t._device = device
-        t._id = _next_id()
-        return t
 
     # ---- what a tensor is -------------------------------------------------------------
     @property
@@ -155,47 +157,8 @@ class Tensor:
     def __getitem__(self, index):
         return _indexing.getitem(self, index)
 
-    def __add__(self, other):
-        return _ew.add(self, other)
-
-    def __radd__(self, other):
-        return _ew.add(other, self)
-
-    def __sub__(self, other):
-        return _ew.subtract(self, other)
-
-    def __rsub__(self, other):
-        return _ew.subtract(other, self)
-
-    def __mul__(self, other):
-        return _ew.multiply(self, other)
-
-    def __rmul__(self, other):
-        return _ew.multiply(other, self)
-
-    def __truediv__(self, other):
-        return _ew.divide(self, other)
-
-    def __rtruediv__(self, other):
-        return _ew.divide(other, self)
-
-    def __floordiv__(self, other):
-        return _ew.floordiv(self, other)
-
-    def __rfloordiv__(self, other):
-        return _ew.floordiv(other, self)
-
-    def __mod__(self, other):
-        return _ew.mod(self, other)
-
-    def __rmod__(self, other):
-        return _ew.mod(other, self)
-
-    def __pow__(self, other):
-        return _ew.pow(self, other)
-
-    def __rpow__(self, other):
-        return _ew.pow(other, self)
+    # + - * / // % ** and their reflected forms: bound to the op functions at the end of this
+    # file, straight, with no method in between (an operator on small tensors is all overhead).
 
     def __matmul__(self, other):
         return _linalg.matmul(self, other)
@@ -258,3 +221,17 @@ class Tensor:
 
 # The ops need the Tensor class, so they are imported after it is defined.
 from ..ops import elementwise as _ew, indexing as _indexing, linalg as _linalg  # noqa: E402
+
+
+def _reflected(op):
+    """``other <op> tensor`` for Python numbers and arrays on the left: ``op(other, tensor)``."""
+    def method(self, other):
+        return op(other, self)
+    method.__name__ = f"__r{op.__name__}__"
+    return method
+
+
+for _name, _op in [("add", _ew.add), ("sub", _ew.subtract), ("mul", _ew.multiply), ("truediv", _ew.divide),
+                   ("floordiv", _ew.floordiv), ("mod", _ew.mod), ("pow", _ew.pow)]:
+    setattr(Tensor, f"__{_name}__", _op)              # t + u  ->  me.add(t, u)
+    setattr(Tensor, f"__r{_name}__", _reflected(_op))  # 2 + t  ->  me.add(2, t)

@@ -16,7 +16,7 @@ import numpy as np
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor
+from ..engine.tensor import wrap
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
@@ -42,7 +42,7 @@ def reset_global_step():
 
 
 def _store(variable, array):
-    variable.assign(Tensor._from_array(array, variable.device))
+    variable.assign(wrap(array, variable.device))
 
 
 class Optimizer:

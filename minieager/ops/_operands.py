@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, wrap
 from .creation import convert_to_tensor
 
 _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -28,7 +28,7 @@ def _weak_scalar(value, like, op_name):
             raise InvalidArgumentError(
                 f"{op_name}: the Python number {value} does not fit in the tensor's dtype {dtype.name} "
                 f"(range {dtype.min}..{dtype.max}). Cast the tensor to a wider dtype first.")
-    return Tensor._from_array(np.array(value, dtype.np_dtype), like._device)
+    return wrap(np.array(value, dtype.np_dtype), like._device)
 
 
 def cast_to(x, dtype):

@@ -14,14 +14,28 @@ from .creation import convert_to_tensor, ones_like, zeros_like
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
-def _binary(op, a, b, arithmetic=True):
-    if type(a) is not Tensor or type(b) is not Tensor or a._dtype is not b._dtype:
-        a, b = operands(op.name, a, b)   # scalars, arrays, variables, mixed dtypes (the common case skips it)
-    if arithmetic and a._dtype is dtypes.bool_:
-        check_not_bool(op.name, a)
-    if a._value.shape != b._value.shape:
-        check_broadcast(op.name, a, b)
-    return op(a, b)
+def _binary(op, arithmetic=True):
+    """The checked function ``f(x, y)`` that runs the two-input ``op``, broadcasting x and y.
+
+    ``arithmetic`` ops refuse bool tensors (comparisons take them). Every binary op's public
+    function (``me.add``, ``me.less`` ...) and operator (``+``, ``<`` ...) is one of these; the
+    common case, two tensors of one dtype and shape, runs three tests before the op itself.
+    """
+    name = op.name
+    bool_ = dtypes.bool_
+
+    def apply(x, y, name=None):
+        if type(x) is not Tensor or type(y) is not Tensor or x._dtype is not y._dtype:
+            x, y = operands(op.name, x, y)   # scalars, arrays, variables, mixed dtypes
+        if arithmetic and x._dtype is bool_:
+            check_not_bool(op.name, x)
+        if x._value.shape != y._value.shape:
+            check_broadcast(op.name, x, y)
+        return op(x, y)
+    apply.__name__ = apply.__qualname__ = name
+    apply.__doc__ = f"Elementwise {op.formula}, broadcasting x and y." if arithmetic else \
+        f"Elementwise {name}, returning a bool tensor."
+    return apply
 
 
 def _selective(grad_a, grad_b):
@@ -69,16 +83,16 @@ _minimum = Op("minimum", ("a", "b"), "min(a, b)", ("dy * (a <= b)", "dy * (a > b
     lambda dy, a, b, out: multiply(dy, cast(greater(a, b), dy.dtype))))
 
 
-def add(x, y, name=None):
-    return _binary(_add, x, y)
-
-
-def subtract(x, y, name=None):
-    return _binary(_subtract, x, y)
-
-
-def multiply(x, y, name=None):
-    return _binary(_multiply, x, y)
+add = _binary(_add)
+subtract = _binary(_subtract)
+multiply = _binary(_multiply)
+floordiv = _binary(_floordiv)
+mod = _binary(_mod)
+maximum = _binary(_maximum)
+minimum = _binary(_minimum)
+_checked_divide = _binary(_divide)
+_checked_pow = _binary(_pow)
+floormod = mod
 
 
 def divide(x, y, name=None):
@@ -88,21 +102,10 @@ def divide(x, y, name=None):
     if x.dtype.is_integer:
         wide = dtypes.float32 if x.dtype is dtypes.uint8 else dtypes.float64
         x, y = cast(x, wide), cast(y, wide)
-    return _binary(_divide, x, y)
+    return _checked_divide(x, y)
 
 
 truediv = divide
-
-
-def floordiv(x, y, name=None):
-    return _binary(_floordiv, x, y)
-
-
-def mod(x, y, name=None):
-    return _binary(_mod, x, y)
-
-
-floormod = mod
 
 
 def pow(x, y, name=None):  # noqa: A001 (TF's name)
@@ -111,15 +114,7 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
         raise InvalidArgumentError(
             "pow: integers to negative integer powers are not allowed (as in TensorFlow). "
             "Cast to a float first, e.g. me.cast(x, me.float32) ** -1.")
-    return _binary(_pow, x, y)
-
-
-def maximum(x, y, name=None):
-    return _binary(_maximum, x, y)
-
-
-def minimum(x, y, name=None):
-    return _binary(_minimum, x, y)
+    return _checked_pow(x, y)
 
 
 def squared_difference(x, y, name=None):
@@ -128,13 +123,7 @@ def squared_difference(x, y, name=None):
 
 # ---- comparisons and logic (no gradients) ------------------------------------------------------
 def _comparison(name):
-    op = Op(name, ("a", "b"))
-
-    def compare(x, y, name=None):
-        return _binary(op, x, y, arithmetic=False)
-    compare.__name__ = name
-    compare.__doc__ = f"Elementwise {name}, returning a bool tensor."
-    return compare
+    return _binary(Op(name, ("a", "b")), arithmetic=False)
 
 
 equal = _comparison("equal")
@@ -146,16 +135,16 @@ greater_equal = _comparison("greater_equal")
 
 
 def _logical(name):
-    op = Op(name, ("a", "b"))
+    checked = _binary(Op(name, ("a", "b")), arithmetic=False)
 
     def logic(x, y, name=None):
-        x, y = operands(name_, x, y)
+        x, y = operands(checked.__name__, x, y)
         if not x.dtype.is_bool:
-            raise TypeError(f"{name_} works on bool tensors, got {x.dtype.name}. "
+            raise TypeError(f"{checked.__name__} works on bool tensors, got {x.dtype.name}. "
                             f"Compare first (x > 0) or cast with me.cast(x, me.bool).")
-        return _binary(op, x, y, arithmetic=False)
-    name_ = name
-    logic.__name__ = name
+        return checked(x, y)
+    logic.__name__ = logic.__qualname__ = checked.__name__
+    logic.__doc__ = f"Elementwise {checked.__name__} of two bool tensors."
     return logic
 
 

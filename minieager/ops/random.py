@@ -8,7 +8,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.device import current_device
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor
+from ..engine.tensor import wrap
 from .creation import _shape_tuple
 
 _global_seed = None
@@ -45,7 +45,7 @@ def _float_dtype(dtype, op):
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = _float_dtype(dtype, "random.normal")
     values = _generator(seed).normal(float(mean), float(stddev), _shape_tuple(shape, "random.normal"))
-    return Tensor._from_array(values.astype(dtype.np_dtype), current_device())
+    return wrap(values.astype(dtype.np_dtype), current_device())
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
@@ -57,7 +57,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     while bad.any():
         values[bad] = rng.standard_normal(int(bad.sum()))
         bad = np.abs(values) > 2
-    return Tensor._from_array((values * float(stddev) + float(mean)).astype(dtype.np_dtype), current_device())
+    return wrap((values * float(stddev) + float(mean)).astype(dtype.np_dtype), current_device())
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
@@ -71,7 +71,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         values = rng.integers(int(minval), int(maxval), shape)
     else:
         values = rng.uniform(float(minval), 1.0 if maxval is None else float(maxval), shape)
-    return Tensor._from_array(values.astype(dtype.np_dtype), current_device())
+    return wrap(values.astype(dtype.np_dtype), current_device())
 
 
 def shuffle(value, seed=None, name=None):
@@ -80,4 +80,4 @@ def shuffle(value, seed=None, name=None):
     from .creation import convert_to_tensor
     value = convert_to_tensor(value)
     order = _generator(seed).permutation(value.shape[0])
-    return gather(value, Tensor._from_array(order.astype(np.int64), value.device))
+    return gather(value, wrap(order.astype(np.int64), value.device))

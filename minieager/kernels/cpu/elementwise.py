@@ -321,16 +321,32 @@ def _register(name, kernel, numpy_fn, out_dtype=None):
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
     one_ufunc = isinstance(numpy_fn, np.ufunc)   # then NumPy is as fast as one numba thread
 
-    def run(*operands):
-        first = operands[0]
-        if first.size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) and (len(operands) == 1 or operands[1].shape == first.shape):
-            # The per-op fast path for tiny tensors (see broadcast.py): NumPy, nothing else.
-            result = numpy_fn(*operands)
-            if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
+    # The per-op fast path for tiny tensors (see broadcast.py): NumPy, nothing else. One function
+    # per arity, because ``numpy_fn(*operands)`` costs more than the addition it computes. NumPy
+    # gives a scalar for 0-d inputs; a dtype that is not the expected one goes the long way.
+    def run_unary(x):
+        if x.size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE):
+            result = numpy_fn(x)
+            if type(result) is not np.ndarray:
                 result = np.asarray(result)
-            if len(operands) < 3 and result.dtype == (first.dtype if out_dtype is None else out_dtype):
+            if result.dtype is (x.dtype if out_dtype is None else out_dtype):
                 return result
+        return run_elementwise(kernel, numpy_fn, x, out_dtype=out_dtype)
+
+    def run_binary(a, b):
+        if a.size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) and a.shape == b.shape:
+            result = numpy_fn(a, b)
+            if type(result) is not np.ndarray:
+                result = np.asarray(result)
+            if result.dtype is (a.dtype if out_dtype is None else out_dtype):
+                return result
+        return run_elementwise(kernel, numpy_fn, a, b, out_dtype=out_dtype)
+
+    def run_ternary(*operands):
         return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype)
+
+    arity = kernel.py_func.__code__.co_argcount - 1   # the kernel's inputs, without ``out``
+    run = {1: run_unary, 2: run_binary, 3: run_ternary}[arity]
     run.__name__ = run.__qualname__ = name
     register_kernel(name, "cpu")(run)
 
