@@ -68,11 +68,12 @@ def conv_output_shape(xs, ws, strides, padding):
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=1e-4, atol=1e-4),
        np.float16: dict(rtol=2e-2, atol=2e-2)}
 
-CONV_SHAPES = [  # (input, filter): channels 1 and 3 use the transposed patch layout, 5 and 16 the row layout
-    ((2, 7, 5, 1), (3, 3, 1, 4)),
+CONV_SHAPES = [  # (input, filter): channels 1 and 3 use the transposed patch layout, 5, 8 and 16 the
+    ((2, 7, 5, 1), (3, 3, 1, 4)),     # row layout
     ((1, 6, 7, 3), (3, 2, 3, 2)),
     ((3, 5, 6, 5), (2, 3, 5, 3)),
     ((1, 5, 5, 16), (3, 3, 16, 4)),
+    ((4, 6, 3, 8), (4, 2, 8, 3)),     # a filter taller than it is wide, on images 3 pixels wide
 ]
 
 
