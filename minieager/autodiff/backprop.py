@@ -71,12 +71,12 @@ def backward(records, targets, target_grads, sources, on_step=None):
     for record in reversed(keep):
         # A source's gradient is kept to the end; any other tensor's is used once and dropped.
         dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in record.outputs]
-        if all(dy is None for dy in dys):
+        if dys.count(None) == len(dys):
             continue
         if record.variable_versions:
             _check_versions(record)
         # Which inputs want a gradient: those on a path from a source, and only floating ones.
-        needs = tuple(t._id in reached and t._dtype.is_floating for t in record.inputs)
+        needs = [t._id in reached and t._dtype.is_floating for t in record.inputs]
         sent = record.apply_vjp(dys, needs)
         unbroadcast_sent = []
         for tensor, grad, needed in zip(record.inputs, sent, needs):

@@ -62,9 +62,12 @@ class Op:
         kernel = self._kernels.get(device)
         if kernel is None:
             kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
-        if attrs:                                    # axis=, strides= ...: the general call
-            self._check_devices(inputs, device)
-            result = kernel(*[t._value for t in inputs], **attrs)
+        if attrs:                                    # axis=, strides= ...
+            if len(inputs) == 1:
+                result = kernel(inputs[0]._value, **attrs)
+            else:
+                self._check_devices(inputs, device)
+                result = kernel(*[t._value for t in inputs], **attrs)
         elif len(inputs) == 2 and inputs[1]._device == device:
             result = kernel(inputs[0]._value, inputs[1]._value)
         elif len(inputs) == 1:

@@ -106,8 +106,8 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     """
     shape = operands[0].shape
     for a in operands[1:]:
-        if a.shape != shape:    # np.broadcast_shapes costs ~1 us: only when shapes differ
-            shape = np.broadcast_shapes(*(a.shape for a in operands))
+        if a.shape != shape:    # np.broadcast is a C call, np.broadcast_shapes 130 bytecodes
+            shape = np.broadcast(*operands).shape
             break
     size = math.prod(shape)
     dtype = operands[-1].dtype if out_dtype is None else out_dtype
