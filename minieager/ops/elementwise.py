@@ -23,6 +23,7 @@ def _binary(op, arithmetic=True):
     """
     name = op.name
     bool_ = dtypes.bool_
+    run = op.binary
 
     def apply(x, y, name=None):
         if type(x) is not Tensor or type(y) is not Tensor or x._dtype is not y._dtype:
@@ -31,7 +32,7 @@ def _binary(op, arithmetic=True):
             check_not_bool(op.name, x)
         if x._value.shape != y._value.shape:
             check_broadcast(op.name, x, y)
-        return op(x, y)
+        return run(x, y)
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = f"Elementwise {op.formula}, broadcasting x and y." if arithmetic else \
         f"Elementwise {name}, returning a bool tensor."
