@@ -16,7 +16,9 @@ An elementwise kernel in ``elementwise.py`` is a single loop ``for i in prange(o
 * any other broadcast (a row ``(M,)`` against ``(N, M)``, a column, 3-D patterns) is materialised
   with ``np.ascontiguousarray(np.broadcast_to(...))``. That costs one memcpy-speed pass over the
   output size, but keeps every kernel a single readable 1-D loop with few compiled signatures,
-  instead of one loop nest per broadcasting pattern.
+  instead of one loop nest per broadcasting pattern. Ops that NumPy does in one ufunc pass skip
+  that copy: NumPy broadcasts them natively, at any size (a conv layer's bias add,
+  (32, 26, 26, 16) + (16,): 0.11 ms in NumPy, 0.17-0.21 ms materialised and on two threads).
 
 float16: numba has no float16 arithmetic on CPU, so float16 operands are computed in float32
 and the result is cast back to float16 here, never in a kernel.
@@ -96,6 +98,11 @@ def _item_in_numba(x, i):
     return lambda x, i: x
 
 
+def _stretched(operands, shape):
+    """Whether an operand of more than one element must be broadcast (a row, a column ...)."""
+    return any(a.shape != shape and a.size != 1 for a in operands)
+
+
 def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     """Broadcast ``operands``, run ``kernel(*flat_operands, *attrs, out)`` and return ``out``.
 
@@ -111,7 +118,8 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
             break
     size = math.prod(shape)
     dtype = operands[-1].dtype if out_dtype is None else out_dtype
-    if size < (PARALLEL_SIZE if isinstance(numpy_fn, np.ufunc) else SMALL_SIZE):
+    one_ufunc = isinstance(numpy_fn, np.ufunc)
+    if size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) or (one_ufunc and _stretched(operands, shape)):
         result = numpy_fn(*operands, *attrs)
         if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
             result = np.asarray(result)
