@@ -83,28 +83,22 @@ def check_float(op_name, x):
 
 
 def broadcast_shape(*shapes):
-    """The shape NumPy broadcasting gives ``shapes``, or None if they are incompatible."""
-    ndim = max(len(s) for s in shapes)
-    result = []
-    for axis in range(-ndim, 0):
-        size = 1
-        for s in shapes:
-            n = s[axis] if -axis <= len(s) else 1
-            if n != 1:
-                if size != 1 and n != size:
-                    return None
-                size = n
-        result.append(size)
-    return tuple(result)
+    """The shape NumPy broadcasting gives ``shapes``, or None if they are incompatible.
+
+    Each axis, counted from the right, must be equal in all shapes or 1 (a missing axis is 1).
+    """
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 def check_broadcast(op_name, *tensors):
     """Raise a clear error when the shapes cannot broadcast (before any kernel runs)."""
-    shapes = [t._value.shape for t in tensors]
-    shape = broadcast_shape(*shapes)
-    if shape is None:
+    try:
+        return np.broadcast(*[t._value for t in tensors]).shape   # one C call, nothing copied
+    except ValueError:
+        shapes = " and ".join(str(tuple(t._value.shape)) for t in tensors)
         raise InvalidArgumentError(
-            f"{op_name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} are incompatible for "
-            f"broadcasting. Each dimension must match or be 1 (aligned from the right); reshape or "
-            f"expand_dims one of the inputs.")
-    return shape
+            f"{op_name}: shapes {shapes} are incompatible for broadcasting. Each dimension must match "
+            f"or be 1 (aligned from the right); reshape or expand_dims one of the inputs.") from None
