@@ -94,8 +94,10 @@ class GradientTape:
 
     def __exit__(self, *exc):
         self._recording = False
-        if self in recording.observers:
+        try:
             recording.observers.remove(self)
+        except ValueError:   # already removed (a debugger's trace may have paused the observers)
+            pass
         return False
 
     @contextlib.contextmanager
@@ -118,7 +120,7 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise TypeError(f"tape.watch() takes tensors or variables, not {type(t).__name__}. "
                                 f"Convert it first with me.constant(...).")
-            if not t.dtype.is_floating:
+            if not t._dtype.is_floating:
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. me.float32), got "
                               f"{t.dtype.name}: its gradient will be None.", stacklevel=2)
                 continue
