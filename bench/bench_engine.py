@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from common import machine_description, print_table, timeit_median, torch_or_none
+from common import machine_description, print_table, timeit_medians, torch_reference
 
 import minieager as me
 
@@ -38,8 +38,7 @@ def guide_matmul(n_steps=200, size=1000):
             m = m / me.reduce_max(m)
         return m
 
-    t_np = timeit_median(numpy_loop, repeat=3, number=1)
-    t_me = timeit_median(minieager_loop, repeat=3, number=1)
+    t_np, t_me = timeit_medians([numpy_loop, minieager_loop], repeat=5, number=1)
     flops = 2 * size ** 3 * n_steps
     print(f"\nThe guide's matmul benchmark: {n_steps} products of ({size}, {size}) float32")
     print_table([["numpy", t_np, flops / t_np / 1e9], ["minieager", t_me, flops / t_me / 1e9]],
@@ -47,22 +46,18 @@ def guide_matmul(n_steps=200, size=1000):
     print(f"minieager/NumPy: {t_me / t_np:.3f}x")
 
 
-def add_overhead(torch):
+def add_overhead():
     """``a + b`` at three sizes: one element shows the per-op cost, a million elements the kernel."""
     rows = []
-    for shape in [(1,), (100,), (1000, 1000)]:
+    shapes = [(1,), (100,), (1000, 1000)]
+    torch = torch_reference(*[("add", shape) for shape in shapes]) or [{"plain": None, "grad": None}] * 3
+    for shape, theirs in zip(shapes, torch):
         a_np = np.random.default_rng(1).random(shape, dtype=np.float32)
         b_np = np.random.default_rng(2).random(shape, dtype=np.float32)
         a_me, b_me = me.constant(a_np), me.constant(b_np)
         number = 20000 if a_np.size < 1000 else 50
-        t_np = timeit_median(lambda: a_np + b_np, number=number)
-        t_me = timeit_median(lambda: a_me + b_me, number=number)
-        t_torch = t_grad = None
-        if torch is not None:
-            a_t, b_t = torch.from_numpy(a_np), torch.from_numpy(b_np)
-            t_torch = timeit_median(lambda: a_t + b_t, number=number)
-            a_g = a_t.clone().requires_grad_(True)
-            t_grad = timeit_median(lambda: a_g + b_t, number=number)
+        t_me, t_np = timeit_medians([lambda: a_me + b_me, lambda: a_np + b_np], repeat=9, number=number)
+        t_torch, t_grad = theirs["plain"], theirs["grad"]
         rows.append([str(shape), t_me * 1e6, t_np * 1e6, t_torch and t_torch * 1e6, t_grad and t_grad * 1e6])
     print("\nPer-op overhead: a + b (microseconds per call)")
     print_table(rows, ["shape", "minieager us", "numpy us", "torch us", "torch grad us"],
@@ -77,8 +72,8 @@ def elementwise_chain():
         x_np, w_np, b_np = (rng.standard_normal(n, dtype=np.float32) for _ in range(3))
         x, w, b = me.constant(x_np), me.constant(w_np), me.constant(b_np)
         number = 10 if n == 10 ** 6 else 2
-        t_np = timeit_median(lambda: np.tanh(x_np * w_np + b_np) * np.float32(0.5) + x_np, number=number)
-        t_me = timeit_median(lambda: me.tanh(x * w + b) * 0.5 + x, number=number)
+        t_np, t_me = timeit_medians([lambda: np.tanh(x_np * w_np + b_np) * np.float32(0.5) + x_np,
+                                     lambda: me.tanh(x * w + b) * 0.5 + x], repeat=9, number=number)
         rows.append([f"{n:.0e}", t_me * 1e3, t_np * 1e3])
     print("\nElementwise chain tanh(x*w + b)*0.5 + x (milliseconds)")
     print_table(rows, ["elements", "minieager ms", "numpy ms"], ratios=[("minieager ms", "numpy ms")])
@@ -124,9 +119,8 @@ def notebook_01_runtime():
 
 if __name__ == "__main__":
     print(machine_description())
-    torch = torch_or_none()
     guide_matmul()
-    add_overhead(torch)
+    add_overhead()
     elementwise_chain()
     cold_start()
     notebook_01_runtime()

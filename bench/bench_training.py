@@ -7,7 +7,7 @@ Then the peak traced memory of each 10-step block of a 100-step MLP run, which s
 import tracemalloc
 
 import numpy as np
-from common import machine_description, print_table, timeit_median, torch_or_none
+from common import machine_description, print_table, timeit_medians, torch_reference
 
 import minieager as me
 
@@ -60,50 +60,23 @@ def numpy_mlp_step(x, y, lr=0.01):
     return step
 
 
-# ---- PyTorch ---------------------------------------------------------------------------------------
-def torch_step(torch, model, optimizer, x, y, channels_last=False):
-    x = torch.from_numpy(x.transpose(0, 3, 1, 2).copy() if channels_last else x)
-    y = torch.from_numpy(y)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def step():
-        optimizer.zero_grad()
-        loss_fn(model(x), y).backward()
-        optimizer.step()
-    return step
-
-
-def torch_models(torch):
-    nn = torch.nn
-    mlp = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
-    cnn = nn.Sequential(nn.Conv2d(1, 16, 3), nn.ReLU(), nn.Conv2d(16, 16, 3), nn.ReLU(),
-                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
-    return mlp, cnn
-
-
-def ms(step, number):
-    return 1000 * timeit_median(step, repeat=7, number=number)
+def ms(steps, number, repeat=9):
+    """Median milliseconds per call of each step function (the better of two rounds)."""
+    return [1000 * t for t in timeit_medians(steps, repeat=repeat, number=number)]
 
 
 def main():
     print(machine_description())
-    torch = torch_or_none()
+    torch = torch_reference(("train_mlp", 32), ("train_mlp", 256), ("train_cnn",))
+    torch_ms = [t["step"] * 1000 for t in torch] if torch else [None] * 3
     rows = []
-    for batch in (32, 256):
+    for batch, theirs in zip((32, 256), torch_ms):
         x, y = data(batch, (784,))
-        mine = ms(minieager_step(minieager_mlp(), me.optimizers.SGD(0.01), x, y), 50)
-        theirs = None
-        if torch:
-            mlp, _ = torch_models(torch)
-            theirs = ms(torch_step(torch, mlp, torch.optim.SGD(mlp.parameters(), lr=0.01), x, y), 50)
-        rows.append([f"MLP 784-128-10, SGD, batch {batch}", mine, theirs, ms(numpy_mlp_step(x, y), 50)])
+        mine, numpy_ms = ms([minieager_step(minieager_mlp(), me.optimizers.SGD(0.01), x, y), numpy_mlp_step(x, y)], 50)
+        rows.append([f"MLP 784-128-10, SGD, batch {batch}", mine, theirs, numpy_ms])
     x, y = data(32, (28, 28, 1))
-    mine = ms(minieager_step(minieager_cnn(), me.optimizers.Adam(), x, y), 5)
-    theirs = None
-    if torch:
-        _, cnn = torch_models(torch)
-        theirs = ms(torch_step(torch, cnn, torch.optim.Adam(cnn.parameters()), x, y, channels_last=True), 5)
-    rows.append(["guide CNN 28x28x1, Adam, batch 32", mine, theirs, None])
+    mine, = ms([minieager_step(minieager_cnn(), me.optimizers.Adam(), x, y)], 5)
+    rows.append(["guide CNN 28x28x1, Adam, batch 32", mine, torch_ms[2], None])
     print("\nTrain step time, ms (median)")
     print_table(rows, ["case", "minieager ms", "torch ms", "numpy ms"],
                 ratios=[("minieager ms", "torch ms"), ("minieager ms", "numpy ms")])

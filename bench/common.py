@@ -1,36 +1,33 @@
 """Shared helpers for the bench/bench_*.py scripts: timing, optional PyTorch, the machine, tables.
 
 Scripts run as `python bench/bench_NAME.py` (`make bench` runs them all), which puts this folder
-on sys.path, so they simply `from common import timeit_median, print_table, ...`.
+on sys.path, so they simply `from common import timeit_medians, print_table, ...`.
 Nothing here asserts a number: benchmarks report, they do not test.
 """
 import importlib.metadata
+import json
 import os
 import platform
-import statistics
-import timeit
+import subprocess
+import sys
 
-from minieager import config
+# The environment before minieager changes it (thread variables, GOMP_SPINCOUNT): the PyTorch
+# reference process gets this one (see torch_reference.py).
+_ENVIRONMENT_BEFORE_MINIEAGER = dict(os.environ)
 
+from minieager import config  # noqa: E402
+from timing import timeit_median, timeit_medians  # noqa: E402,F401  (re-exported for the scripts)
 
-def timeit_median(fn, repeat=7, number=10):
-    """Median seconds per call of fn() over `repeat` runs of `number` calls each.
-
-    fn() is called once first so that numba compilation (or loading from its cache) and any
-    first-call allocation are not timed.
-    """
-    fn()
-    return statistics.median(timeit.repeat(fn, repeat=repeat, number=number)) / number
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def torch_or_none():
-    """PyTorch limited to minieager's thread count, or None when it is not installed."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    torch.set_num_threads(config.get_num_threads())
-    return torch
+def torch_reference(*cases):
+    """PyTorch's timings for ``cases`` (see torch_reference.CASES), measured in a fresh process
+    with minieager's thread count; a list of dicts of seconds, or None without PyTorch."""
+    request = {"threads": config.get_num_threads(), "cases": [list(c) for c in cases]}
+    out = subprocess.run([sys.executable, os.path.join(_HERE, "torch_reference.py"), json.dumps(request)],
+                         capture_output=True, text=True, check=True, env=_ENVIRONMENT_BEFORE_MINIEAGER)
+    return json.loads(out.stdout)
 
 
 def _version(package):

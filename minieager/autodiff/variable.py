@@ -16,6 +16,9 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor, wrap, _next_id
+from ..ops.creation import convert_to_tensor
+from ..ops.elementwise import add, subtract
+from ..ops.shape import identity
 
 _name_counts = collections.defaultdict(itertools.count)
 
@@ -39,7 +42,6 @@ class Variable(Tensor):
     __slots__ = ("_name", "_trainable", "_version")
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None):
-        from ..ops.creation import convert_to_tensor
         if callable(initial_value):          # Keras initializers pass a thunk
             initial_value = initial_value()
         if dtype is not None and not isinstance(initial_value, Tensor):
@@ -68,7 +70,6 @@ class Variable(Tensor):
 
     def read_value(self):
         """The current value as a new, immutable Tensor (read on the tape like any op)."""
-        from ..ops.shape import identity
         return identity(self)
 
     value = read_value
@@ -76,7 +77,6 @@ class Variable(Tensor):
     # ---- changing the value -------------------------------------------------------------
     def _checked(self, value, method, broadcast=False):
         """``value`` as a tensor of this variable's dtype and shape (or one that broadcasts to it)."""
-        from ..ops.creation import convert_to_tensor
         new = convert_to_tensor(value, dtype=self._dtype if not isinstance(value, Tensor) else None)
         if new._dtype is not self._dtype:
             raise InvalidArgumentError(
@@ -105,12 +105,10 @@ class Variable(Tensor):
 
     def assign_add(self, delta, read_value=True):
         """``v.assign(v + delta)`` (delta of the variable's dtype and shape). Returns the variable."""
-        from ..ops.elementwise import add
         return self._set(add(self._snapshot(), self._checked(delta, "assign_add", broadcast=True))._value)
 
     def assign_sub(self, delta, read_value=True):
         """``v.assign(v - delta)`` (delta of the variable's dtype and shape). Returns the variable."""
-        from ..ops.elementwise import subtract
         return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub", broadcast=True))._value)
 
     def _no_inplace(self, op, method):

@@ -69,14 +69,14 @@ def operands(op_name, *values):
 
 def check_not_bool(op_name, *tensors):
     for t in tensors:
-        if t.dtype.is_bool:
+        if t._dtype.is_bool:
             raise InvalidArgumentError(
                 f"{op_name}: bool tensors are not numbers. Cast first, e.g. me.cast(x, me.int32) or "
                 f"me.cast(x, me.float32); for logic use me.logical_and / me.logical_or.")
 
 
 def check_float(op_name, x):
-    if not x.dtype.is_floating:
+    if not x._dtype.is_floating:
         raise InvalidArgumentError(
             f"{op_name} needs a floating-point tensor, got {x.dtype.name} with shape {tuple(x.shape)}. "
             f"Cast it first: me.cast(x, me.float32).")

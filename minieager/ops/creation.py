@@ -72,7 +72,7 @@ def constant(value, dtype=None, shape=None, name=None):
 def convert_to_tensor(value, dtype=None, name=None):
     """``value`` as a Tensor (tensors and variables are returned as they are)."""
     if isinstance(value, Tensor):
-        if dtype is not None and dtypes.as_dtype(dtype) is not value.dtype:
+        if dtype is not None and dtypes.as_dtype(dtype) is not value._dtype:
             raise InvalidArgumentError(
                 f"convert_to_tensor: asked for dtype {dtypes.as_dtype(dtype).name} but the tensor is "
                 f"{value.dtype.name}. Use me.cast(x, me.{dtypes.as_dtype(dtype).name}) to change it.")

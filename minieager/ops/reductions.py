@@ -11,11 +11,11 @@ from . import elementwise as ew
 from ._axes import kept_shape, normalize_axes, normalize_axis
 from ._operands import check_not_bool
 from .creation import convert_to_tensor
+from .shape import broadcast_to, reshape, stop_gradient
 
 
 def _grad_to_input_shape(dy, x, axis):
     """The output gradient reshaped with the reduced axes kept (size 1), then broadcast to x."""
-    from .shape import broadcast_to, reshape
     # With keepdims, or when the leading axes were reduced (all of them, or a batch axis), dy already
     # broadcasts against x as it is.
     if dy.ndim != x.ndim and axis != tuple(range(len(axis))):
@@ -28,7 +28,6 @@ def _sum_vjp(dy, x, out, axis, keepdims):
 
 
 def _extremum_vjp(dy, x, out, axis, keepdims):
-    from .shape import reshape
     is_max = ew.cast(ew.equal(x, reshape(out, kept_shape(x.shape, axis))), dy.dtype)
     count = reduce_sum(is_max, axis=axis, keepdims=True)
     return (ew.divide(ew.multiply(_grad_to_input_shape(dy, x, axis), is_max), count),)
@@ -38,7 +37,6 @@ def _prod_vjp(dy, x, out, axis, keepdims):
     # d(prod)/dx_i is the product of the other elements. out / x_i gives it when x_i != 0;
     # at a zero, the product of the others is the product of the non-zeros if x_i is the only
     # zero, else 0.
-    from .shape import reshape
     is_zero = ew.equal(x, 0)
     nonzero_prod = reduce_prod(ew.where(is_zero, ew.ones_like(x), x), axis=axis, keepdims=True)
     zeros = reduce_sum(ew.cast(is_zero, x.dtype), axis=axis, keepdims=True)
@@ -62,7 +60,7 @@ def _reduce(op, x, axis, keepdims, numeric=True):
         check_not_bool(op.name, x)
     elif not x.dtype.is_bool:
         raise TypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
-    axes = normalize_axes(axis, x.ndim, op.name)
+    axes = normalize_axes(axis, x._value.ndim, op.name)
     return op(x, axis=axes, keepdims=bool(keepdims))
 
 
@@ -73,10 +71,10 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """The mean (of an integer tensor: the integer mean, truncated, as in TensorFlow)."""
     x = convert_to_tensor(input_tensor)
-    axes = normalize_axes(axis, x.ndim, "reduce_mean")
+    axes = normalize_axes(axis, x._value.ndim, "reduce_mean")
     count = 1
     for a in axes:
-        count *= x.shape[a]
+        count *= x._value.shape[a]
     total = reduce_sum(x, axis=axes, keepdims=keepdims)
     return ew.floordiv(total, count) if x.dtype.is_integer else ew.divide(total, count)
 
@@ -103,7 +101,6 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))), computed stably by subtracting the max first."""
-    from .shape import reshape, stop_gradient
     x = convert_to_tensor(input_tensor)
     axes = normalize_axes(axis, x.ndim, "reduce_logsumexp")
     peak = stop_gradient(reduce_max(x, axis=axes, keepdims=True))
