@@ -16,7 +16,6 @@ import numpy as np
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import wrap
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
@@ -42,7 +41,16 @@ def reset_global_step():
 
 
 def _store(variable, array):
-    variable.assign(wrap(array, variable.device))
+    """Give ``variable`` the freshly computed ``array`` as its new value.
+
+    The updates compute ``array`` from the variable's own value and a gradient that
+    ``apply_gradients`` checked, so only a slip in an update rule could change its dtype or shape:
+    that is checked here too, cheaply, instead of going through ``assign``'s conversions.
+    """
+    if array.dtype != variable._value.dtype or array.shape != variable._value.shape:
+        raise AssertionError(f"optimizer update of '{variable.name}' gave {array.dtype} {array.shape}, "
+                             f"not {variable._value.dtype} {variable._value.shape}")
+    variable._set(array)
 
 
 class Optimizer:
