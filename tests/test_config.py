@@ -108,7 +108,7 @@ def restore_threads(monkeypatch):
     if config._blas_limits is not None:
         config._blas_limits.restore_original_limits()
     numba.set_num_threads(numba_before)
-    threads._last_set = None   # numba's count was changed behind the module's back
+    threads.forget_thread_count()   # numba's count was changed behind the module's back
 
 
 def test_set_num_threads_reaches_numba_and_blas(restore_threads):
@@ -141,6 +141,24 @@ def test_small_kernels_run_on_one_thread_and_large_ones_on_all(restore_threads):
     assert numba.get_num_threads() == pool
     assert threads.use_threads_for(10) == 1
     assert numba.get_num_threads() == 1
+
+
+def test_each_python_thread_gets_its_own_count(restore_threads):
+    import threading
+    pool = numba.config.NUMBA_NUM_THREADS
+    config.set_num_threads(pool)
+    threads.use_threads_for(10)          # this thread now runs small loops on one thread
+    seen = []
+
+    def worker():                        # a new thread starts at numba's default, the whole pool
+        seen.append(numba.get_num_threads())
+        threads.use_threads_for(10)
+        seen.append(numba.get_num_threads())
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen == [pool, 1]
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool == numba.get_num_threads()
 
 
 def test_get_num_threads_defaults_to_the_usable_cpus(restore_threads):

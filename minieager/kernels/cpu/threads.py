@@ -16,25 +16,29 @@ So loops over fewer than ``PARALLEL_SIZE`` elements run on the calling thread al
 ones, where half the work is worth far more than a wake-up (a 1e6-element tanh: 240 us on one
 thread), on all of them. The BLAS keeps its own threads: it decides per call how to split.
 
-numba's thread count is a per-thread setting. It is changed here only when the wanted count
-differs from the last one set (one call costs ~1 us); a program that runs ops from several Python
-threads may see a kernel run on a different count than intended, which costs speed, never
-correctness.
+numba's thread count is a setting of each Python thread, so the count last set is remembered per
+thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
 """
+import threading
+
 import numba
 
 from ... import config
 
 PARALLEL_SIZE = 1 << 18   # 262,144 elements: about 1 MB of float32
 
-_last_set = None   # the count this module last gave numba.set_num_threads
+_this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
 
 
 def use_threads_for(size):
     """Set numba's thread count for a loop over ``size`` elements; return that count."""
-    global _last_set
     wanted = config.get_num_threads() if size >= PARALLEL_SIZE else 1
-    if wanted != _last_set:
+    if getattr(_this_thread, "count", None) != wanted:
         numba.set_num_threads(wanted)
-        _last_set = wanted
+        _this_thread.count = wanted
     return wanted
+
+
+def forget_thread_count():
+    """Make the next kernel call set numba's count again (after code that changed it directly)."""
+    _this_thread.count = None
