@@ -177,12 +177,17 @@ class Layer:
     def _collect(self, trainable, out, seen, frozen=False):
         """Walk this layer and its sublayers once each, adding variables whose trainability matches."""
         frozen = frozen or not self.trainable
-        owned = [v for _, v in self._weights] + [v for _, v in self._tracked_items() if isinstance(v, Variable)]
+        owned, sublayers = [v for _, v in self._weights], []
+        for _, obj in self._tracked_items():      # one walk finds both (the same order as _sublayers)
+            if isinstance(obj, Variable):
+                owned.append(obj)
+            elif isinstance(obj, Layer) and all(obj is not s for s in sublayers):
+                sublayers.append(obj)
         for v in owned:
-            if id(v) not in seen and (v.trainable and not frozen) == trainable:
+            if id(v) not in seen and (v._trainable and not frozen) == trainable:
                 seen.add(id(v))
                 out.append(v)
-        for layer in self._sublayers():
+        for layer in sublayers:
             layer._collect(trainable, out, seen, frozen)
         return out
 
