@@ -72,8 +72,8 @@ def backward(records, targets, target_grads, sources, on_step=None):
     for record in reversed(keep):
         # A source's gradient is kept to the end; any other tensor's is used once and dropped.
         dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in record.outputs]
-        if not any([dy is not None for dy in dys]):   # no gradient reached this op (`is`, never `==`
-            continue                                   # on tensors: that would be an elementwise op)
+        if dys[0] is None and not any([dy is not None for dy in dys]):   # no gradient reached this op
+            continue      # (`is not None`, never `==`: on tensors that would be an elementwise op)
         if record.variable_versions:
             _check_versions(record)
         # Which inputs want a gradient: those on a path from a source, and only floating ones.

@@ -6,6 +6,8 @@ from ..engine.errors import InvalidArgumentError
 
 def normalize_axis(axis, ndim, op_name):
     """A single axis (may be negative) -> a non-negative int, or a clear error."""
+    if type(axis) is int and 0 <= axis < ndim:   # the common case, checked first
+        return axis
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         if hasattr(axis, "numpy"):
             axis = int(axis)
