@@ -475,3 +475,14 @@ def test_ops_from_parallel_size_on_agree_with_numpy():
     np.testing.assert_allclose(kernel("tanh")(a), np.tanh(a), rtol=2e-6, atol=1e-7)
     assert kernel("reduce_max")(a, (0,), False) == a.max()
     np.testing.assert_allclose(kernel("reduce_sum")(a, (0,), False), a.astype(np.float64).sum(), rtol=1e-6)
+
+
+def test_broadcasts_from_parallel_size_on_agree_with_numpy():
+    """A bias row on a large array: NumPy broadcasts it for one-ufunc ops (add), the numba loop
+    gets a materialised copy for the others (where)."""
+    rng = np.random.default_rng(6)
+    rows = threads.PARALLEL_SIZE // 64 + 3
+    x, bias = rng.standard_normal((rows, 64)).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    np.testing.assert_array_equal(kernel("add")(x, bias), x + bias)
+    cond = x > 0
+    np.testing.assert_array_equal(kernel("where")(cond, x, bias), np.where(cond, x, bias))
