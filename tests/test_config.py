@@ -141,6 +141,7 @@ def test_small_kernels_run_on_one_thread_and_large_ones_on_all(restore_threads):
     assert numba.get_num_threads() == pool
     assert threads.use_threads_for(10) == 1
     assert numba.get_num_threads() == 1
+    assert threads.use_threads_for(10 * threads.PARALLEL_SIZE, splits=1) == 1   # one image, one row
 
 
 def test_each_python_thread_gets_its_own_count(restore_threads):

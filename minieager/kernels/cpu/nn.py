@@ -143,7 +143,7 @@ def _patches(x, k_hw, strides, padding):
     (kh, kw), (sh, sw) = k_hw, strides
     oh, ow, pt, pl = _geometry((h, w), k_hw, strides, padding)
     x = np.ascontiguousarray(x)
-    use_threads_for(n * oh * ow * kh * kw * c)
+    use_threads_for(n * oh * ow * kh * kw * c, splits=n)
     if c <= _FEW_CHANNELS:
         col_t = np.empty((kh, kw, c, n, oh, ow), x.dtype)
         _im2col_transposed(x, sh, sw, pt, pl, col_t)
@@ -176,7 +176,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     dcol = dy.reshape(-1, f) @ w.reshape(kh * kw * c, f).T
     _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
     dx = np.zeros(tuple(input_shape), dcol.dtype)
-    use_threads_for(dcol.size)
+    use_threads_for(dcol.size, splits=dx.shape[0])
     _col2im(dcol.reshape(dy.shape[:3] + (kh, kw, c)), strides[0], strides[1], pt, pl, dx)
     return downcast(dx, dtype)
 
@@ -286,7 +286,7 @@ def max_pool2d(x, ksize, strides, padding):
     out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
-    use_threads_for(xc.size)
+    use_threads_for(xc.size, splits=xc.shape[0])
     _max_pool(xc, *geo, out)
     return downcast(out, x.dtype)
 
@@ -296,7 +296,7 @@ def max_pool2d_grad(x, dy, ksize, strides, padding):
     _, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc, dyc = np.ascontiguousarray(upcast(x)), np.ascontiguousarray(upcast(dy))
     dx = np.zeros(xc.shape, dyc.dtype)
-    use_threads_for(xc.size)
+    use_threads_for(xc.size, splits=xc.shape[0])
     _max_pool_grad(xc, dyc, *geo, dx)
     return downcast(dx, dy.dtype)
 
@@ -306,7 +306,7 @@ def avg_pool2d(x, ksize, strides, padding):
     out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
-    use_threads_for(xc.size)
+    use_threads_for(xc.size, splits=xc.shape[0])
     _avg_pool(xc, *geo, out)
     return downcast(out, x.dtype)
 
@@ -316,7 +316,7 @@ def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
     _, geo = _pool_geometry(tuple(input_shape), ksize, strides, padding)
     dyc = np.ascontiguousarray(upcast(dy))
     dx = np.zeros(tuple(input_shape), dyc.dtype)
-    use_threads_for(dx.size)
+    use_threads_for(dx.size, splits=dx.shape[0])
     _avg_pool_grad(dyc, *geo, dx)
     return downcast(dx, dy.dtype)
 
@@ -346,7 +346,7 @@ def _softmax(x, axis, log):
     """Move ``axis`` last (a copy only if it is not last already), run the row kernel, move it back."""
     xc = np.ascontiguousarray(np.moveaxis(upcast(x), axis, -1))
     out = np.empty_like(xc)
-    use_threads_for(xc.size)
+    use_threads_for(xc.size, splits=xc.size // max(xc.shape[-1], 1))
     _softmax_rows(xc.reshape(-1, xc.shape[-1]), log, out.reshape(-1, xc.shape[-1]))
     return downcast(np.ascontiguousarray(np.moveaxis(out, -1, axis)), x.dtype)
 
@@ -402,7 +402,7 @@ def softmax_cross_entropy(logits, labels):
     """logits, labels (N, C) -> (loss (N,), backprop (N, C)); labels are probabilities per row."""
     x, y = np.ascontiguousarray(upcast(logits)), np.ascontiguousarray(upcast(labels))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
-    use_threads_for(x.size)
+    use_threads_for(x.size, splits=x.shape[0])
     _xent(x, y, loss, backprop)
     return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
 
@@ -412,6 +412,6 @@ def sparse_softmax_cross_entropy(logits, labels):
     """logits (N, C), integer labels (N,) in [0, C) -> (loss (N,), backprop (N, C))."""
     x = np.ascontiguousarray(upcast(logits))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
-    use_threads_for(x.size)
+    use_threads_for(x.size, splits=x.shape[0])
     _sparse_xent(x, np.ascontiguousarray(labels), loss, backprop)
     return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)

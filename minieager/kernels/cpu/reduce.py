@@ -197,7 +197,7 @@ def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, **numpy_kwa
     if reduced == 0:   # an empty reduction gives the identity (max: the lowest value, as in TF)
         out.fill(empty_value)
     else:
-        use_threads_for(x3.size)
+        use_threads_for(x3.size, splits=outer)   # max/min over whole rows split rows themselves
         run(x3, out)
     shape = tuple(1 if i in axis else n for i, n in enumerate(x.shape)) if keepdims else kept_shape
     return downcast(out.reshape(shape), dtype)
@@ -275,7 +275,7 @@ def _argmin(x, out):
 def _arg(kernel, x, axis):
     x3, kept_shape = _as_3d(upcast(x), (axis,))
     out = np.empty((x3.shape[0], x3.shape[2]), np.int64)
-    use_threads_for(x3.size)
+    use_threads_for(x3.size, splits=x3.shape[0])
     kernel(x3, out)
     return out.reshape(kept_shape)
 
@@ -312,6 +312,6 @@ def cumsum(x, axis, exclusive=False, reverse=False):
     """Running sum along ``axis`` (``exclusive``: each element leaves itself out; ``reverse``: from the end)."""
     x3, _ = _as_3d(upcast(x), (axis,))
     out = np.empty_like(x3)
-    use_threads_for(x3.size)
+    use_threads_for(x3.size, splits=x3.shape[0])
     _cumsum(x3, _accumulator(x.dtype)(0), exclusive, reverse, out)
     return downcast(out.reshape(x.shape), x.dtype)

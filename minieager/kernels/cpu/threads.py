@@ -30,9 +30,13 @@ PARALLEL_SIZE = 1 << 18   # 262,144 elements: about 1 MB of float32
 _this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
 
 
-def use_threads_for(size):
-    """Set numba's thread count for a loop over ``size`` elements; return that count."""
-    wanted = config.get_num_threads() if size >= PARALLEL_SIZE else 1
+def use_threads_for(size, splits=2):
+    """Set numba's thread count for a loop over ``size`` elements; return that count.
+
+    ``splits`` is how many iterations the ``prange`` loop has (images, rows ...): with one, there
+    is nothing to share, and starting the other threads would only cost their wake-up.
+    """
+    wanted = config.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 else 1
     if getattr(_this_thread, "count", None) != wanted:
         numba.set_num_threads(wanted)
         _this_thread.count = wanted
