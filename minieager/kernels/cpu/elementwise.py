@@ -316,8 +316,8 @@ def _where(cond, x, y, out):
 
 
 # ----------------------------------------------------------------------------- registration
-def _register(name, kernel, numpy_fn, out_dtype=None):
-    """Register ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
+def _runner(name, kernel, numpy_fn, out_dtype=None):
+    """The kernel function ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
     one_ufunc = isinstance(numpy_fn, np.ufunc)   # then NumPy is as fast as one numba thread
 
@@ -348,7 +348,11 @@ def _register(name, kernel, numpy_fn, out_dtype=None):
     arity = kernel.py_func.__code__.co_argcount - 1   # the kernel's inputs, without ``out``
     run = {1: run_unary, 2: run_binary, 3: run_ternary}[arity]
     run.__name__ = run.__qualname__ = name
-    register_kernel(name, "cpu")(run)
+    return run
+
+
+def _register(name, kernel, numpy_fn, out_dtype=None):
+    register_kernel(name, "cpu")(_runner(name, kernel, numpy_fn, out_dtype))
 
 
 for _name, _kern, _np_fn in [
@@ -401,11 +405,15 @@ for _name, _kern, _np_fn in [
     _register(_name, _kern, _np_fn, out_dtype=np.bool_)
 
 
+_divide_floats = _runner("divide", _divide, np.true_divide)
+
+
 @register_kernel("divide", "cpu")
 def divide(a, b):
     """True division; integer inputs give float64, as in NumPy and tf.math.divide."""
-    out_dtype = np.dtype(np.float64) if a.dtype.kind in "iub" else None
-    return run_elementwise(_divide, np.true_divide, a, b, out_dtype=out_dtype)
+    if a.dtype.kind in "iub":
+        return run_elementwise(_divide, np.true_divide, a, b, out_dtype=np.dtype(np.float64))
+    return _divide_floats(a, b)
 
 
 @register_kernel("leaky_relu", "cpu")
