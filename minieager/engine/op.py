@@ -59,9 +59,7 @@ class Op:
         # for the kernel, the common one- and two-input cases spelled out, no temporary lists,
         # no ``**attrs`` unpacking when there are none.
         device = inputs[0]._device
-        kernel = self._kernels.get(device)
-        if kernel is None:
-            kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
+        kernel = self._kernels.get(device) or self._load_kernel(device)
         if attrs:                                    # axis=, strides= ...
             if len(inputs) == 1:
                 result = kernel(inputs[0]._value, **attrs)
@@ -100,9 +98,7 @@ class Op:
         device = a._device
         if b._device != device:
             return self(a, b)                # __call__ explains the mismatch
-        kernel = self._kernels.get(device)
-        if kernel is None:
-            kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
+        kernel = self._kernels.get(device) or self._load_kernel(device)
         output = wrap(kernel(a._value, b._value), device)
         if observers:
             inputs = (a, b)
@@ -111,6 +107,11 @@ class Op:
         if recording.check_numerics:
             _check_numerics(self.name, (output,))
         return output
+
+    def _load_kernel(self, device):
+        """The kernel for ``device`` from the registry, kept so later calls need one dict lookup."""
+        kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
+        return kernel
 
     def _check_devices(self, inputs, device):
         for t in inputs:

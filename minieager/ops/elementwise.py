@@ -21,6 +21,7 @@ def _binary(op, arithmetic=True):
     function (``me.add``, ``me.less`` ...) and operator (``+``, ``<`` ...) is one of these; the
     common case, two tensors of one dtype and shape, runs three tests before the op itself.
     """
+    assert op.num_outputs == 1, "Op.binary wraps one output"
     name = op.name
     bool_ = dtypes.bool_
     run = op.binary
