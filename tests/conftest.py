@@ -1,7 +1,7 @@
 """Fixtures shared by every test folder."""
 import pytest
 
-from minieager.kernels.cpu import broadcast, elementwise, threads
+from minieager.kernels.cpu import broadcast, threads
 
 
 @pytest.fixture
@@ -12,5 +12,5 @@ def numba_loops_from_small_size(monkeypatch):
     on one thread, up to ``threads.PARALLEL_SIZE`` (262,144 elements). Lowering that bound lets
     tests reach the multi-threaded numba loops, and their scalar tails, with arrays of ~1e4.
     """
-    for module in (broadcast, elementwise, threads):
+    for module in (broadcast, threads):
         monkeypatch.setattr(module, "PARALLEL_SIZE", broadcast.SMALL_SIZE)

@@ -84,10 +84,8 @@ def backward(records, targets, target_grads, sources, on_step=None):
             if grad is None or not needed:
                 unbroadcast_sent.append(None)
                 continue
-            if grad._value.shape != tensor._value.shape:
-                grad = unbroadcast(grad, tensor._value.shape)
-            previous = grads.get(tensor._id)   # accumulate(tensor, grad), spelled out for speed
-            grads[tensor._id] = grad if previous is None else elementwise.add(previous, grad)
+            grad = unbroadcast(grad, tensor._value.shape)
+            accumulate(tensor, grad)
             unbroadcast_sent.append(grad)
         if on_step is not None:
             on_step(record, dys, unbroadcast_sent)

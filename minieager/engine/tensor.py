@@ -223,15 +223,15 @@ class Tensor:
 from ..ops import elementwise as _ew, indexing as _indexing, linalg as _linalg  # noqa: E402
 
 
-def _reflected(op):
+def _reflected(name, op):
     """``other <op> tensor`` for Python numbers and arrays on the left: ``op(other, tensor)``."""
     def method(self, other):
         return op(other, self)
-    method.__name__ = f"__r{op.__name__}__"
+    method.__name__ = method.__qualname__ = f"__r{name}__"
     return method
 
 
 for _name, _op in [("add", _ew.add), ("sub", _ew.subtract), ("mul", _ew.multiply), ("truediv", _ew.divide),
                    ("floordiv", _ew.floordiv), ("mod", _ew.mod), ("pow", _ew.pow)]:
     setattr(Tensor, f"__{_name}__", _op)              # t + u  ->  me.add(t, u)
-    setattr(Tensor, f"__r{_name}__", _reflected(_op))  # 2 + t  ->  me.add(2, t)
+    setattr(Tensor, f"__r{_name}__", _reflected(_name, _op))  # 2 + t  ->  me.add(2, t)

@@ -29,9 +29,9 @@ def kernel(name):
 @pytest.fixture
 def numba_path(monkeypatch):
     """Send even tiny arrays through the numba loops instead of the NumPy fast path."""
-    for module in (broadcast, elementwise):   # elementwise's per-op fast path has its own copies
+    for module in (broadcast, elementwise):   # elementwise's per-op fast path has its own SMALL_SIZE
         monkeypatch.setattr(module, "SMALL_SIZE", 0)
-        monkeypatch.setattr(module, "PARALLEL_SIZE", 0)
+    monkeypatch.setattr(broadcast, "PARALLEL_SIZE", 0)
 
 
 def data(shape, dtype, low=-5, high=5):

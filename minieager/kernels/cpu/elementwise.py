@@ -33,7 +33,6 @@ from numba import njit, prange
 
 from ..registry import register_kernel
 from .broadcast import SMALL_SIZE, item, run_elementwise
-from .threads import PARALLEL_SIZE
 from .vecmath import vexp, vtanh
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
@@ -319,13 +318,13 @@ def _where(cond, x, y, out):
 def _runner(name, kernel, numpy_fn, out_dtype=None):
     """The kernel function ``name(*operands)``: ``kernel`` for real sizes, ``numpy_fn`` for tiny ones."""
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
-    one_ufunc = isinstance(numpy_fn, np.ufunc)   # then NumPy is as fast as one numba thread
 
-    # The per-op fast path for tiny tensors (see broadcast.py): NumPy, nothing else. One function
-    # per arity, because ``numpy_fn(*operands)`` costs more than the addition it computes. NumPy
-    # gives a scalar for 0-d inputs; a dtype that is not the expected one goes the long way.
+    # The per-op fast path for tiny tensors: NumPy, nothing else. Every other size goes through
+    # run_elementwise, which decides between NumPy and the numba loop (see broadcast.py). One
+    # function per arity, because ``numpy_fn(*operands)`` costs more than the addition it computes.
+    # NumPy gives a scalar for 0-d inputs; a dtype that is not the expected one goes the long way.
     def run_unary(x):
-        if x.size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE):
+        if x.size < SMALL_SIZE:
             result = numpy_fn(x)
             if type(result) is not np.ndarray:
                 result = np.asarray(result)
@@ -334,7 +333,7 @@ def _runner(name, kernel, numpy_fn, out_dtype=None):
         return run_elementwise(kernel, numpy_fn, x, out_dtype=out_dtype)
 
     def run_binary(a, b):
-        if a.size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) and a.shape == b.shape:
+        if a.size < SMALL_SIZE and a.shape == b.shape:
             result = numpy_fn(a, b)
             if type(result) is not np.ndarray:
                 result = np.asarray(result)
