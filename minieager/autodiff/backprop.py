@@ -28,23 +28,37 @@ def unbroadcast(grad, shape):
     return grad if grad._value.shape == shape else shape_ops.reshape(grad, shape)
 
 
-def _check_versions(record):
-    for variable, version in record.variable_versions:
+def _check_versions(op, variable_versions):
+    for variable, version in variable_versions:
         if variable._version != version:
             raise InvalidArgumentError(
-                f"Variable '{variable.name}' was assigned after op '{record.op_name}' read it on this tape, "
+                f"Variable '{variable.name}' was assigned after op '{op.name}' read it on this tape, "
                 f"so the gradient would use its new value. Compute the gradient before updating the "
                 f"variable, or record the computation again.")
+
+
+def apply_vjp(op, inputs, outputs, attrs, dys, needs):
+    """Run ``op``'s VJP on the output gradients ``dys``; one gradient (or None) per input.
+
+    ``needs`` (one bool per input) says which inputs want a gradient; a selective op skips
+    the others, any other op computes them all (the caller drops the unwanted ones).
+    """
+    if op.selective:
+        attrs = dict(attrs, needs=needs)
+    if op.num_outputs == 1:
+        return op.vjp(dys[0], *inputs, out=outputs[0], **attrs)
+    return op.vjp(dys, *inputs, out=outputs, **attrs)
 
 
 def reachable_records(records, source_ids):
     """The records on a path from the sources: only their VJPs need to run."""
     reached, keep = set(source_ids), []
     for record in records:
-        for t in record.inputs:
+        _, inputs, outputs = record[:3]
+        for t in inputs:
             if t._id in reached:
                 keep.append(record)
-                for out in record.outputs:
+                for out in outputs:
                     reached.add(out._id)
                 break
     return keep, reached
@@ -53,9 +67,11 @@ def reachable_records(records, source_ids):
 def backward(records, targets, target_grads, sources, on_step=None):
     """Gradients of ``sum(targets)`` with respect to each tensor in ``sources``.
 
-    Returns ``{source id: gradient Tensor}`` (sources the targets do not reach are absent).
-    ``on_step(record, dys, sent)``, if given, is called after each VJP with the gradients
-    ``sent`` to each input (already unbroadcast) — the tape debugger builds its steps from it.
+    ``records`` are the tape's entries (TapeRecords, or the plain tuples the tape keeps; both
+    are read by position). Returns ``{source id: gradient Tensor}`` (sources the targets do not
+    reach are absent). ``on_step(record, dys, sent)``, if given, is called after each VJP with
+    the gradients ``sent`` to each input (already unbroadcast) — the tape debugger builds its
+    steps from it.
     """
     source_ids = {s._id for s in sources}
     keep, reached = reachable_records(records, source_ids)
@@ -70,17 +86,18 @@ def backward(records, targets, target_grads, sources, on_step=None):
             accumulate(target, grad if grad is not None else creation.ones_like(target))
 
     for record in reversed(keep):
+        op, inputs, outputs, attrs, variable_versions = record[:5]
         # A source's gradient is kept to the end; any other tensor's is used once and dropped.
-        dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in record.outputs]
+        dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in outputs]
         if dys[0] is None and not any([dy is not None for dy in dys]):   # no gradient reached this op
             continue      # (`is not None`, never `==`: on tensors that would be an elementwise op)
-        if record.variable_versions:
-            _check_versions(record)
+        if variable_versions:
+            _check_versions(op, variable_versions)
         # Which inputs want a gradient: those on a path from a source, and only floating ones.
-        needs = [t._id in reached and t._dtype.is_floating for t in record.inputs]
-        sent = record.apply_vjp(dys, needs)
+        needs = [t._id in reached and t._dtype.is_floating for t in inputs]
+        sent = apply_vjp(op, inputs, outputs, attrs, dys, needs)
         unbroadcast_sent = []
-        for tensor, grad, needed in zip(record.inputs, sent, needs):
+        for tensor, grad, needed in zip(inputs, sent, needs):
             if grad is None or not needed:
                 unbroadcast_sent.append(None)
                 continue

@@ -12,6 +12,7 @@ While a tape is open it sits in ``engine.recording.observers``; every op offers 
 import contextlib
 import enum
 import warnings
+from typing import NamedTuple
 
 from .. import nest
 from ..engine import recording
@@ -29,39 +30,27 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-class TapeRecord:
-    """One recorded op call: what ran, on which tensors, and the rule that differentiates it."""
+class TapeRecord(NamedTuple):
+    """One recorded op call: what ran, on which tensors, and the rule that differentiates it.
 
-    __slots__ = ("index", "op", "inputs", "outputs", "attrs", "variable_versions", "scope")
+    The tape makes one entry per recorded op, so it keeps each as a plain tuple of the first six
+    fields below (a named tuple costs a few times more to build); ``tape.records`` names them and
+    adds the position. The backward pass reads both alike, by position.
+    """
 
-    def __init__(self, index, op, inputs, outputs, attrs, variable_versions=()):
-        self.index = index
-        self.op = op
-        self.inputs = inputs
-        self.outputs = outputs
-        self.attrs = attrs
-        self.variable_versions = variable_versions   # ((variable, its version when read), ...)
-        self.scope = open_scopes[-1]     # the layer running this op, e.g. "sequential/dense" ("" if none)
+    op: object                 # the Op that ran (or the custom-gradient function's)
+    inputs: tuple              # the input Tensors
+    outputs: tuple             # the output Tensors
+    attrs: dict                # the op's attributes: axis=, perm=, ...
+    variable_versions: tuple   # ((variable, its version when read), ...)
+    scope: str                 # the layer running this op, e.g. "sequential/dense" ("" if none)
+    index: int                 # position on the tape: 0, 1, 2, ...
 
     op_name = property(lambda self: self.op.name, doc="The primitive's name, e.g. 'multiply'.")
     rule = property(lambda self: self.op.rule, doc="The gradient rule in words, one line per input.")
     input_ids = property(lambda self: tuple(t._id for t in self.inputs))
     output_ids = property(lambda self: tuple(t._id for t in self.outputs))
     is_custom = property(lambda self: getattr(self.op, "is_custom", False))
-
-    def apply_vjp(self, dys, needs=None):
-        """Run the op's VJP on the output gradients ``dys``; one gradient (or None) per input.
-
-        ``needs`` (one bool per input) says which inputs want a gradient; a selective op skips
-        the others, any other op computes them all (the caller drops the unwanted ones).
-        """
-        op = self.op
-        attrs = self.attrs
-        if op.selective:
-            attrs = dict(attrs, needs=needs or (True,) * len(self.inputs))
-        if op.num_outputs == 1:
-            return op.vjp(dys[0], *self.inputs, out=self.outputs[0], **attrs)
-        return op.vjp(dys, *self.inputs, out=self.outputs, **attrs)
 
     def __repr__(self):
         ins = ", ".join(f"t{i}" for i in self.input_ids)
@@ -138,7 +127,7 @@ class GradientTape:
     @property
     def records(self):
         """The recorded ops, oldest first (a list of TapeRecord): the tape's introspection API."""
-        return list(self._records)
+        return [TapeRecord(*entry, index) for index, entry in enumerate(self._records)]
 
     def debugger(self, **options):
         """A TapeDebugger widget that draws this tape live (needs Jupyter)."""
@@ -160,13 +149,14 @@ class GradientTape:
                 hit = True
         if not hit:
             return
-        record = TapeRecord(len(self._records), op, inputs, outputs, attrs, versions)
-        self._records.append(record)
+        self._records.append((op, inputs, outputs, attrs, versions, open_scopes[-1]))   # a TapeRecord, unnamed
         for out in outputs:
             if out._dtype.is_floating:
                 watched.add(out._id)
-        for debugger in self._debuggers:
-            debugger._on_record(record)
+        if self._debuggers:
+            record = TapeRecord(*self._records[-1], len(self._records) - 1)
+            for debugger in self._debuggers:
+                debugger._on_record(record)
 
     # ---- playing it backwards ---------------------------------------------------------
     def _flat_sources(self, sources):
