@@ -258,8 +258,9 @@ def test_gpus_listed_match_num_gpus():
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mallopt is glibc's")
 def test_freed_large_buffers_are_reused_without_page_faults():
     # A fresh process that frees and re-allocates a few large buffers of different sizes, as a
-    # training step does. By default glibc returns them to the OS and every step touches fresh
-    # pages (~30,000 faults over these 20 steps); after importing minieager it reuses them.
+    # training step does (one is above glibc's largest mmap threshold, 32 MiB). By default glibc
+    # returns them to the OS and every step touches fresh pages (~230,000 faults over these 20
+    # steps); after importing minieager it reuses them.
     code = (
         "import resource, numpy as np, minieager\n"
         "def step():\n"
@@ -267,6 +268,7 @@ def test_freed_large_buffers_are_reused_without_page_faults():
         "    b = np.ones(3 << 20, np.float32)\n"
         "    del a\n"
         "    c = np.ones(2 << 20, np.float32)\n"
+        "    d = np.ones(10 << 20, np.float32)\n"
         "step()\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
         "for _ in range(20):\n"
