@@ -1,7 +1,9 @@
 """Tests for me.config: CPU counting, thread settings, numba's cache folder and devices."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import numba
 import numpy as np
@@ -200,16 +202,25 @@ def cache_env(tmp_path, monkeypatch):
     return tmp_path / "xdg" / "minieager" / "numba"
 
 
-def test_cache_dir_moves_out_of_a_read_only_package(tmp_path, cache_env):
-    package = tmp_path / "site-packages" / "minieager"
-    package.mkdir(parents=True)
-    package.chmod(0o555)
+def test_cache_dir_moves_out_of_a_read_only_package():
+    # As on Binder, where the user cannot write the installed package folder. Root may write
+    # anywhere (its CAP_DAC_OVERRIDE capability), so when the tests run as root the check runs in
+    # a child process without that capability (util-linux's setpriv), where mode 555 holds.
+    base = tempfile.mkdtemp()
     try:
-        if os.access(package, os.W_OK):
-            pytest.skip("running as root: chmod cannot make a folder read-only")
-        assert config.numba_cache_dir(package) == str(cache_env)
+        os.chmod(base, 0o755)
+        package = os.path.join(base, "site-packages", "minieager")
+        os.makedirs(package)
+        os.chmod(package, 0o555)
+        code = "from minieager import config; print(config.numba_cache_dir(%r))" % package
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(base, "xdg"))
+        env.pop("NUMBA_CACHE_DIR", None)
+        unprivileged = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+        out = subprocess.run(unprivileged + [sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, check=True)
+        assert out.stdout.strip() == os.path.join(base, "xdg", "minieager", "numba")
     finally:
-        package.chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_cache_dir_stays_default_for_a_writable_package(tmp_path, cache_env):
