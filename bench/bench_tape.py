@@ -9,8 +9,14 @@ from common import machine_description, print_table, timeit_medians, torch_refer
 import minieager as me
 
 
-def tape_overhead():
-    """``a * b + c``: two ops, without a tape, recorded on a tape, and forward + backward."""
+def tape_overhead(exprs_per_tape=100):
+    """``a * b + c``: two ops, without a tape, recorded on a tape, and forward + backward.
+
+    "on tape" is the cost of one recorded op: a tape is opened (and ``a`` watched) once per
+    ``exprs_per_tape`` expressions, as PyTorch sets ``requires_grad`` once and then records every
+    op. What opening and closing a tape costs on its own is the "tape open+close" column; the
+    forward + backward column opens a tape for every single expression.
+    """
     rows = []
     shapes = [(1,), (100,)]
     torch = torch_reference(*[("tape", shape) for shape in shapes]) or [{}] * len(shapes)
@@ -19,10 +25,22 @@ def tape_overhead():
         a_np, b_np, c_np = (rng.random(shape, dtype=np.float32) for _ in range(3))
         a, b, c = me.constant(a_np), me.constant(b_np), me.constant(c_np)
 
+        n = exprs_per_tape            # each timed function does n things, so one `number` suits all
+
+        def plain():
+            for _ in range(n):
+                a * b + c
+
         def recorded():
             with me.GradientTape() as tape:
                 tape.watch(a)
-                a * b + c
+                for _ in range(n):
+                    a * b + c
+
+        def open_and_close():
+            for _ in range(n):
+                with me.GradientTape() as tape:
+                    tape.watch(a)
 
         def forward_backward():
             with me.GradientTape() as tape:
@@ -30,13 +48,16 @@ def tape_overhead():
                 y = a * b + c
             tape.gradient(y, a)
 
-        t_plain, t_tape = (t / 2 for t in timeit_medians([lambda: a * b + c, recorded], repeat=9, number=5000))
+        t_plain, t_tape, t_open = timeit_medians([plain, recorded, open_and_close], repeat=9, number=50)
+        t_open /= n
+        t_plain, t_tape = t_plain / (2 * n), (t_tape - t_open) / (2 * n)
         t_fb = timeit_medians([forward_backward], repeat=9, number=2000)[0] / 2
-        mine = [t_plain, t_tape, t_fb]
+        mine = [t_plain, t_tape, t_open, t_fb]
         theirs = [theirs.get(k) for k in ("plain", "grad", "forward_backward")]
         rows.append([str(shape)] + [v and v * 1e6 for v in mine + theirs])
-    print("\nTape overhead per op, a * b + c (microseconds per op)")
-    print_table(rows, ["shape", "no tape", "on tape", "fwd+bwd", "torch", "torch grad", "torch fwd+bwd"],
+    print("\nTape overhead per op, a * b + c (microseconds per op; tape open+close: per tape)")
+    print_table(rows, ["shape", "no tape", "on tape", "tape open+close", "fwd+bwd", "torch", "torch grad",
+                       "torch fwd+bwd"],
                 ratios=[("no tape", "torch"), ("on tape", "torch grad"), ("fwd+bwd", "torch fwd+bwd")])
 
 

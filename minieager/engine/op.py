@@ -5,6 +5,8 @@ wraps the result in a new Tensor, and, only when a GradientTape is open, hands t
 the tape so that it can be played backwards later. Everything the public op set offers
 (``me.add``, ``me.reduce_mean``, ``me.conv2d`` ...) is either an Op or a composition of Ops.
 """
+from types import MappingProxyType
+
 import numpy as np
 
 from ..kernels.registry import get_kernel
@@ -13,6 +15,8 @@ from .recording import observers   # a list that is only ever mutated, so this n
 from .device import device_type
 from .errors import InvalidArgumentError
 from .tensor import wrap
+
+NO_ATTRS = MappingProxyType({})   # the attrs of every attribute-less call: one shared, read-only mapping
 
 
 class Op:
@@ -101,9 +105,9 @@ class Op:
         kernel = self._kernels.get(device) or self._load_kernel(device)
         output = wrap(kernel(a._value, b._value), device)
         if observers:
-            inputs = (a, b)
+            inputs, outputs = (a, b), (output,)
             for observer in observers:
-                observer._observe(self, inputs, (output,), {})
+                observer._observe(self, inputs, outputs, NO_ATTRS)
         if recording.check_numerics:
             _check_numerics(self.name, (output,))
         return output
