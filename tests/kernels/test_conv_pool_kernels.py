@@ -94,6 +94,30 @@ def test_conv2d_and_both_gradients_against_loops(xs, ws, padding, strides, dtype
         np.testing.assert_allclose(got, want, **TOL[dtype])
 
 
+@pytest.mark.parametrize("images_per_chunk", [1, 2])    # 5 images: 5 chunks, or 2 + 2 + 1
+@pytest.mark.parametrize("xs,ws", [((5, 6, 5, 1), (3, 3, 1, 4)), ((5, 5, 6, 8), (3, 2, 8, 3))], ids=str)
+def test_conv2d_over_the_batch_in_chunks(xs, ws, images_per_chunk, monkeypatch):
+    """The kernels convolve a few images at a time; every way of splitting the batch gives one answer."""
+    oh, ow, _, _ = cpu_nn._geometry(xs[1:3], ws[:2], (1, 1), "SAME")
+    per_image = cpu_nn._patch_bytes((oh, ow), ws[:2], xs[3], np.float64)
+    monkeypatch.setattr(cpu_nn, "_CHUNK_BYTES", images_per_chunk * per_image)
+    assert len(cpu_nn._chunks(xs[0], per_image)) == -(-xs[0] // images_per_chunk)
+    x, w = RNG.uniform(-1, 1, xs), RNG.uniform(-1, 1, ws)
+    dy = RNG.uniform(-1, 1, conv_output_shape(xs, ws, (1, 1), "SAME"))
+    want_y, want_dx, want_dw = conv_reference(x, w, dy, (1, 1), "SAME")
+    y = kernel("conv2d")(x, w, strides=(1, 1), padding="SAME")
+    dx = kernel("conv2d_backprop_input")(dy, w, input_shape=xs, strides=(1, 1), padding="SAME")
+    dw = kernel("conv2d_backprop_filter")(x, dy, filter_shape=ws, strides=(1, 1), padding="SAME")
+    for got, want in [(y, want_y), (dx, want_dx), (dw, want_dw)]:
+        np.testing.assert_allclose(got, want, **TOL[np.float64])
+
+
+def test_chunks_cover_the_batch_once():
+    assert cpu_nn._chunks(7, cpu_nn._CHUNK_BYTES // 3) == [slice(0, 3), slice(3, 6), slice(6, 7)]
+    assert cpu_nn._chunks(2, 10 * cpu_nn._CHUNK_BYTES) == [slice(0, 1), slice(1, 2)]   # never 0 images
+    assert cpu_nn._chunks(0, 100) == []
+
+
 @pytest.mark.parametrize("xs,ws", [CONV_SHAPES[0], CONV_SHAPES[3]], ids=str)
 def test_conv2d_float16_is_computed_in_float32(xs, ws):
     x, w = RNG.uniform(-1, 1, xs).astype(np.float16), RNG.uniform(-1, 1, ws).astype(np.float16)
