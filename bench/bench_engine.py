@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from common import machine_description, print_table, timeit_medians, torch_reference
+from common import alternating_with_torch, machine_description, print_table, timeit_medians
 
 import minieager as me
 
@@ -48,16 +48,22 @@ def guide_matmul(n_steps=200, size=1000):
 
 def add_overhead():
     """``a + b`` at three sizes: one element shows the per-op cost, a million elements the kernel."""
-    rows = []
     shapes = [(1,), (100,), (1000, 1000)]
-    torch = torch_reference(*[("add", shape) for shape in shapes]) or [{"plain": None, "grad": None}] * 3
-    for shape, theirs in zip(shapes, torch):
-        a_np = np.random.default_rng(1).random(shape, dtype=np.float32)
-        b_np = np.random.default_rng(2).random(shape, dtype=np.float32)
-        a_me, b_me = me.constant(a_np), me.constant(b_np)
-        number = 20000 if a_np.size < 1000 else 50
-        t_me, t_np = timeit_medians([lambda: a_me + b_me, lambda: a_np + b_np], repeat=9, number=number)
-        t_torch, t_grad = theirs["plain"], theirs["grad"]
+
+    def measure():
+        times = []
+        for shape in shapes:
+            a_np = np.random.default_rng(1).random(shape, dtype=np.float32)
+            b_np = np.random.default_rng(2).random(shape, dtype=np.float32)
+            a_me, b_me = me.constant(a_np), me.constant(b_np)
+            number = 20000 if a_np.size < 1000 else 50
+            times.append(timeit_medians([lambda: a_me + b_me, lambda: a_np + b_np], repeat=9, number=number))
+        return times
+
+    mine, torch = alternating_with_torch([("add", shape) for shape in shapes], measure)
+    rows = []
+    for shape, (t_me, t_np), theirs in zip(shapes, mine, torch or [{}] * len(shapes)):
+        t_torch, t_grad = theirs.get("plain"), theirs.get("grad")
         rows.append([str(shape), t_me * 1e6, t_np * 1e6, t_torch and t_torch * 1e6, t_grad and t_grad * 1e6])
     print("\nPer-op overhead: a + b (microseconds per call)")
     print_table(rows, ["shape", "minieager us", "numpy us", "torch us", "torch grad us"],

@@ -4,7 +4,7 @@ Run: .venv/bin/python bench/bench_tape.py   (or `make bench`)
 """
 import numpy as np
 
-from common import machine_description, print_table, timeit_medians, torch_reference
+from common import alternating_with_torch, machine_description, print_table, timeit_medians
 
 import minieager as me
 
@@ -17,15 +17,13 @@ def tape_overhead(exprs_per_tape=100):
     op. What opening and closing a tape costs on its own is the "tape open+close" column; the
     forward + backward column opens a tape for every single expression.
     """
-    rows = []
     shapes = [(1,), (100,)]
-    torch = torch_reference(*[("tape", shape) for shape in shapes]) or [{}] * len(shapes)
-    for shape, theirs in zip(shapes, torch):
+    n = exprs_per_tape            # each timed function below does n things, so one `number` suits all
+
+    def measure_one(shape):
         rng = np.random.default_rng(0)
         a_np, b_np, c_np = (rng.random(shape, dtype=np.float32) for _ in range(3))
         a, b, c = me.constant(a_np), me.constant(b_np), me.constant(c_np)
-
-        n = exprs_per_tape            # each timed function does n things, so one `number` suits all
 
         def plain():
             for _ in range(n):
@@ -50,11 +48,15 @@ def tape_overhead(exprs_per_tape=100):
 
         t_plain, t_tape, t_open = timeit_medians([plain, recorded, open_and_close], repeat=9, number=50)
         t_open /= n
-        t_plain, t_tape = t_plain / (2 * n), (t_tape - t_open) / (2 * n)
         t_fb = timeit_medians([forward_backward], repeat=9, number=2000)[0] / 2
-        mine = [t_plain, t_tape, t_open, t_fb]
+        return [t_plain / (2 * n), (t_tape - t_open) / (2 * n), t_open, t_fb]
+
+    mine, torch = alternating_with_torch([("tape", shape) for shape in shapes],
+                                         lambda: [measure_one(shape) for shape in shapes])
+    rows = []
+    for shape, times, theirs in zip(shapes, mine, torch or [{}] * len(shapes)):
         theirs = [theirs.get(k) for k in ("plain", "grad", "forward_backward")]
-        rows.append([str(shape)] + [v and v * 1e6 for v in mine + theirs])
+        rows.append([str(shape)] + [v and v * 1e6 for v in times + theirs])
     print("\nTape overhead per op, a * b + c (microseconds per op; tape open+close: per tape)")
     print_table(rows, ["shape", "no tape", "on tape", "tape open+close", "fwd+bwd", "torch", "torch grad",
                        "torch fwd+bwd"],
@@ -78,8 +80,7 @@ def mlp(layers=10, width=256, batch=64):
             loss = me.reduce_sum(h)
         tape.gradient(loss, w_me + b_me)
 
-    torch = torch_reference(("mlp10",))
-    t_me = timeit_medians([me_step], repeat=9, number=20)[0]
+    t_me, torch = alternating_with_torch([("mlp10",)], lambda: timeit_medians([me_step], repeat=9, number=20)[0])
     t_torch = torch and torch[0]["step"]
     print(f"\n{layers}-layer tanh MLP, width {width}, batch {batch}: forward + backward (milliseconds)")
     print_table([["step", t_me * 1e3, t_torch and t_torch * 1e3]], ["", "minieager ms", "torch ms"],

@@ -7,7 +7,7 @@ Then the peak traced memory of each 10-step block of a 100-step MLP run, which s
 import tracemalloc
 
 import numpy as np
-from common import machine_description, print_table, timeit_medians, torch_reference
+from common import alternating_with_torch, machine_description, print_table, timeit_medians
 
 import minieager as me
 
@@ -67,16 +67,21 @@ def ms(steps, number, repeat=9):
 
 def main():
     print(machine_description())
-    torch = torch_reference(("train_mlp", 32), ("train_mlp", 256), ("train_cnn",))
-    torch_ms = [t["step"] * 1000 for t in torch] if torch else [None] * 3
-    rows = []
-    for batch, theirs in zip((32, 256), torch_ms):
-        x, y = data(batch, (784,))
-        mine, numpy_ms = ms([minieager_step(minieager_mlp(), me.optimizers.SGD(0.01), x, y), numpy_mlp_step(x, y)], 50)
-        rows.append([f"MLP 784-128-10, SGD, batch {batch}", mine, theirs, numpy_ms])
-    x, y = data(32, (28, 28, 1))
-    mine, = ms([minieager_step(minieager_cnn(), me.optimizers.Adam(), x, y)], 5)
-    rows.append(["guide CNN 28x28x1, Adam, batch 32", mine, torch_ms[2], None])
+    cases = [("train_mlp", 32), ("train_mlp", 256), ("train_cnn",)]
+
+    def measure():
+        times = []
+        for batch in (32, 256):
+            x, y = data(batch, (784,))
+            times.append(ms([minieager_step(minieager_mlp(), me.optimizers.SGD(0.01), x, y), numpy_mlp_step(x, y)], 50))
+        x, y = data(32, (28, 28, 1))
+        times.append(ms([minieager_step(minieager_cnn(), me.optimizers.Adam(), x, y)], 5) + [None])
+        return times
+
+    mine, torch = alternating_with_torch(cases, measure)
+    torch_ms = [t["step"] * 1000 for t in torch] if torch else [None] * len(cases)
+    names = ["MLP 784-128-10, SGD, batch 32", "MLP 784-128-10, SGD, batch 256", "guide CNN 28x28x1, Adam, batch 32"]
+    rows = [[name, me_ms, theirs, numpy_ms] for name, (me_ms, numpy_ms), theirs in zip(names, mine, torch_ms)]
     print("\nTrain step time, ms (median)")
     print_table(rows, ["case", "minieager ms", "torch ms", "numpy ms"],
                 ratios=[("minieager ms", "torch ms"), ("minieager ms", "numpy ms")])

@@ -30,6 +30,33 @@ def torch_reference(*cases):
     return json.loads(out.stdout)
 
 
+def alternating_with_torch(cases, measure, rounds=2):
+    """``measure()`` and PyTorch's timings of ``cases``, taken in alternating rounds.
+
+    This machine's speed drifts by up to 1.5x over minutes, so timing PyTorch once and then
+    minieager made a ratio depend on which side happened to run in the faster stretch. Here each
+    round times PyTorch and then minieager, and every figure on both sides is its lowest over the
+    rounds. Returns (measure's figures, PyTorch's: None when it is not installed); ``measure``
+    returns numbers (or None) in any nesting of lists.
+    """
+    mine = theirs = None
+    for _ in range(rounds):
+        theirs = _lower(theirs, torch_reference(*cases))
+        mine = _lower(mine, measure())
+    return mine, theirs
+
+
+def _lower(a, b):
+    """The element-wise minimum of two nested lists (or dicts) of numbers; None where either is None."""
+    if a is None or b is None:
+        return b if a is None else None
+    if isinstance(a, dict):
+        return {key: _lower(a[key], b[key]) for key in a}
+    if isinstance(a, (list, tuple)):
+        return [_lower(x, y) for x, y in zip(a, b)]
+    return min(a, b)
+
+
 def _version(package):
     try:
         return importlib.metadata.version(package)
