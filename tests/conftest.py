@@ -9,7 +9,7 @@ def numba_loops_from_small_size(monkeypatch):
     """Run every op's numba loop, on all threads, from ``SMALL_SIZE`` elements on.
 
     Normally ops that NumPy does in one ufunc pass (add, tanh, ...) stay on NumPy, and loops run
-    on one thread, up to ``threads.PARALLEL_SIZE`` (262,144 elements). Lowering that bound lets
+    on one thread, up to ``threads.PARALLEL_SIZE`` (524,288 elements). Lowering that bound lets
     tests reach the multi-threaded numba loops, and their scalar tails, with arrays of ~1e4.
     """
     for module in (broadcast, threads):

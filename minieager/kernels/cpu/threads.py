@@ -16,6 +16,15 @@ So loops over fewer than ``PARALLEL_SIZE`` elements run on the calling thread al
 ones, where half the work is worth far more than a wake-up (a 1e6-element tanh: 240 us on one
 thread), on all of them. The BLAS keeps its own threads: it decides per call how to split.
 
+Where the line goes: in a loop that runs one op over and over, two threads win from ~250,000
+elements (a relu on 346,112: 23 us against 37), but there the threads never fall asleep. In a
+real step the op comes after other work: a relu on 346,112 elements right after a copy took
+40 us on one thread and 41 on two; on 1e6 elements, 108 against 122. The guide CNN's activations
+(32x26x26x16 = 346,112 elements) therefore run on one thread, and its training step took
+0.93x the time of the 262,144 line (measured in pairs: steps alternating between the two
+settings, 40 pairs, twice). Going higher, to 1e6 and more, also shortened the guide's matmul loop
+(1.05 -> 1.00x NumPy), but cost a third more time on single large ops such as (1000, 1000) adds.
+
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
 """
@@ -25,7 +34,7 @@ import numba
 
 from ... import config
 
-PARALLEL_SIZE = 1 << 18   # 262,144 elements: about 1 MB of float32
+PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
 
 _this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
 
