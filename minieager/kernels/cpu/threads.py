@@ -23,7 +23,7 @@ real step the op comes after other work: a relu on 346,112 elements right after 
 (32x26x26x16 = 346,112 elements) therefore run on one thread, and its training step took
 0.93x the time of the 262,144 line (measured in pairs: steps alternating between the two
 settings, 40 pairs, twice). Going higher, to 1e6 and more, also shortened the guide's matmul loop
-(1.05 -> 1.00x NumPy), but cost a third more time on single large ops such as (1000, 1000) adds.
+(1.05 -> 1.00x NumPy), but made single large ops such as (1000, 1000) adds 1.4-1.6x slower.
 
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
