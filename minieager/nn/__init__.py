@@ -1,11 +1,11 @@
-"""``me.nn``: neural-network functions (activations, softmax, cross-entropy, conv2d, pooling, dropout).
+"""``me.nn``: neural-network functions (activations, softmax, cross-entropy, bias_add, conv2d, pooling, dropout).
 
 The Keras-style pieces live in submodules: ``layers``, ``models``, ``optimizers``, ``losses``,
 ``metrics``, ``initializers`` (exported at the top level as ``me.layers``, ``me.Model``, ...).
 """
 from ..ops.elementwise import leaky_relu, relu, sigmoid, softplus, tanh  # noqa: F401
 from ..ops.nn import (  # noqa: F401
-    avg_pool2d, conv2d, dropout, log_softmax, max_pool2d, softmax, softmax_cross_entropy_with_logits,
+    avg_pool2d, bias_add, conv2d, dropout, log_softmax, max_pool2d, softmax, softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits)
 
 max_pool, avg_pool = max_pool2d, avg_pool2d

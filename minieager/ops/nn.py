@@ -8,7 +8,7 @@ from ..engine.errors import InvalidArgumentError, UnimplementedError
 from ..engine.op import Op
 from . import elementwise as ew
 from ._axes import normalize_axis
-from ._operands import check_float, operands
+from ._operands import check_float, check_not_bool, operands
 from .creation import convert_to_tensor
 from .reductions import reduce_sum
 from .shape import expand_dims
@@ -92,6 +92,29 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
             f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside the "
             f"valid range of [0, {classes}). Labels must be class indices for logits with {classes} classes.")
     return _sparse_softmax_xent(logits, labels)[0]
+
+
+# ---- bias -----------------------------------------------------------------------------------------
+# The bias gradient sums dy over every axis but the last: one number per channel.
+_bias_add = Op("bias_add", ("value", "bias"), "value + bias", ("dy", "sum of dy over all axes but the last"),
+               vjp=lambda dy, value, bias, out: (dy, reduce_sum(dy, axis=tuple(range(dy.ndim - 1)))))
+
+
+def bias_add(value, bias, data_format="NHWC", name=None):
+    """``value + bias`` for a 1-D ``bias`` along the last (channel) axis: how Dense and Conv2D add theirs.
+
+    The same numbers as ``value + bias``, recorded as one op with its own kernel, which adds a row of
+    channels to each position in one pass (a broadcast add over 16 channels is many short loops).
+    """
+    value, bias = operands("bias_add", value, bias)
+    check_not_bool("bias_add", value)
+    if data_format not in ("NHWC", "NWC", "NC", None):
+        raise InvalidArgumentError(f"bias_add: only channels-last data formats are supported, got {data_format!r}.")
+    if value.ndim < 2 or bias.ndim != 1 or bias.shape[0] != value.shape[-1]:
+        raise InvalidArgumentError(
+            f"bias_add: value must be at least 2-D and bias 1-D with one entry per channel (value's last axis); "
+            f"got value {tuple(value.shape)} and bias {tuple(bias.shape)}.")
+    return _bias_add(value, bias)
 
 
 # ---- convolution ----------------------------------------------------------------------------------

@@ -334,6 +334,11 @@ def test_sparse_softmax_cross_entropy_with_logits():
           normal(3, 4))
 
 
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 3, 4), (4, 8, 8, 16)], ids=str)   # the last: the kernel's loop
+def test_bias_add(shape):
+    check(lambda v, b: me.nn.bias_add(v, b), normal(*shape), normal(shape[-1]))
+
+
 # ---- convolution and pooling ---------------------------------------------------------------------
 @pytest.mark.parametrize("strides", [1, 2])
 @pytest.mark.parametrize("padding", ["VALID", "SAME"])

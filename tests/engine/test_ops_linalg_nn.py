@@ -196,6 +196,38 @@ def test_pool_aliases():
     assert me.nn.max_pool is me.max_pool2d and me.nn.avg_pool is me.avg_pool2d
 
 
+# (4, 8, 8, 16) has 4096 elements: the kernel's own loop; smaller inputs go to NumPy's add.
+@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 4), (4, 8, 8, 16), (1, 64, 128)], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+def test_bias_add_adds_one_bias_per_channel(shape, dtype):
+    value, bias = random_array(shape, dtype), random_array(shape[-1:], dtype)
+    assert_tensor(me.nn.bias_add(value, bias), value + bias, dtype=dtype)
+
+
+def test_layers_record_their_bias_as_bias_add():
+    dense, conv = me.layers.Dense(3), me.layers.Conv2D(2, 3)
+    with me.GradientTape() as tape:
+        dense(me.ones([2, 4]))
+        conv(me.ones([1, 5, 5, 1]))
+    assert [r.op_name for r in tape.records] == ["matmul", "bias_add", "conv2d", "bias_add"]
+
+
+@pytest.mark.parametrize("value, bias, message", [
+    (np.ones((2, 3), np.float32), np.ones(4, np.float32), r"bias 1-D with one entry per channel.*\(2, 3\).*\(4,\)"),
+    (np.ones(3, np.float32), np.ones(3, np.float32), "value must be at least 2-D"),
+    (np.ones((2, 3), np.float32), np.ones((1, 3), np.float32), r"got value \(2, 3\) and bias \(1, 3\)"),
+    (np.ones((2, 3), bool), np.ones(3, bool), "bool tensors are not numbers"),
+], ids=["channels", "rank", "bias-rank", "bool"])
+def test_bias_add_errors(value, bias, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        me.nn.bias_add(value, bias)
+
+
+def test_bias_add_only_channels_last():
+    with pytest.raises(InvalidArgumentError, match="channels-last"):
+        me.nn.bias_add(np.ones((1, 2, 2, 3), np.float32), np.ones(3, np.float32), data_format="NCHW")
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: me.conv2d(np.ones((1, 5, 5, 2), np.float32), np.ones((3, 3, 3, 1), np.float32)),
      "has 2 channels but the filters expect 3"),

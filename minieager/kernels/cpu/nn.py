@@ -1,4 +1,4 @@
-"""Neural-network kernels: NHWC convolution and pooling, softmax and the fused cross-entropy.
+"""Neural-network kernels: bias_add, NHWC convolution and pooling, softmax and the fused cross-entropy.
 
 Convolution is "im2col + one matrix product". im2col copies every (KH, KW, C) input patch into one
 row of a patch matrix P (one row per output pixel, KH*KW*C columns), so that the convolution is
@@ -51,7 +51,7 @@ from numba import njit, prange
 
 from ..registry import register_kernel
 from .threads import use_threads_for
-from .broadcast import downcast, upcast
+from .broadcast import SMALL_SIZE, downcast, upcast
 from .vecmath import vexp
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
@@ -70,6 +70,34 @@ def _geometry(in_hw, k_hw, strides, padding):
     oh, pt = _out_and_pad(in_hw[0], k_hw[0], strides[0], padding)
     ow, pl = _out_and_pad(in_hw[1], k_hw[1], strides[1], padding)
     return oh, ow, pt, pl
+
+
+# ----------------------------------------------------------------------------- bias
+@_kernel
+def _bias_add_rows(x, bias, out):
+    """out[r, c] = x[r, c] + bias[c]: every position (row) gets the row of channel biases."""
+    rows, channels = x.shape
+    for r in prange(rows):
+        for c in range(channels):
+            out[r, c] = x[r, c] + bias[c]
+
+
+@register_kernel("bias_add", "cpu")
+def bias_add(x, bias):
+    """x (..., C) + bias (C,).
+
+    NumPy's broadcast add runs its inner loop once per position over only C numbers (16 for the
+    guide's CNN), so on a conv layer's output it took 125 us where this loop takes 30 (one thread,
+    (32, 26, 26, 16) float32). Tiny inputs stay on NumPy, whose call costs less.
+    """
+    if x.size < SMALL_SIZE:
+        return np.add(x, bias)
+    xc, b = np.ascontiguousarray(upcast(x)), upcast(bias)
+    out = np.empty_like(xc)
+    rows = xc.size // xc.shape[-1]
+    use_threads_for(xc.size, splits=rows)
+    _bias_add_rows(xc.reshape(rows, -1), b, out.reshape(rows, -1))
+    return downcast(out, x.dtype)
 
 
 # ----------------------------------------------------------------------------- convolution

@@ -1,7 +1,6 @@
 """Conv2D: 2-D convolution over NHWC images (batch, height, width, channels), as in TensorFlow."""
 from ...engine.tensor import TensorShape
-from ...ops.elementwise import add
-from ...ops.nn import _pair, _padding, conv2d
+from ...ops.nn import _pair, _padding, bias_add, conv2d
 from .. import activations
 from .base import InputSpec, Layer
 
@@ -38,7 +37,7 @@ class Conv2D(Layer):
     def call(self, inputs):
         outputs = conv2d(inputs, self.kernel, strides=self.strides, padding=self.padding)
         if self.use_bias:
-            outputs = add(outputs, self.bias)
+            outputs = bias_add(outputs, self.bias)
         return self.activation(outputs)
 
     def compute_output_shape(self, input_shape):

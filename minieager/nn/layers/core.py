@@ -1,7 +1,7 @@
 """The everyday layers: Dense, Activation, Flatten, Dropout, Embedding."""
 from ...engine.tensor import TensorShape
 from ...ops import nn as nn_ops
-from ...ops.elementwise import add, cast
+from ...ops.elementwise import cast
 from ...ops.indexing import gather
 from ...ops.linalg import matmul
 from ...ops.shape import reshape
@@ -34,7 +34,7 @@ class Dense(Layer):
             outputs = reshape(matmul(reshape(inputs, (-1, inputs.shape[-1])), self.kernel),
                               tuple(inputs.shape[:-1]) + (self.units,))
         if self.use_bias:
-            outputs = add(outputs, self.bias)
+            outputs = nn_ops.bias_add(outputs, self.bias)
         return self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
