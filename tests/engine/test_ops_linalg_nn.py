@@ -204,14 +204,6 @@ def test_bias_add_adds_one_bias_per_channel(shape, dtype):
     assert_tensor(me.nn.bias_add(value, bias), value + bias, dtype=dtype)
 
 
-def test_layers_record_their_bias_as_bias_add():
-    dense, conv = me.layers.Dense(3), me.layers.Conv2D(2, 3)
-    with me.GradientTape() as tape:
-        dense(me.ones([2, 4]))
-        conv(me.ones([1, 5, 5, 1]))
-    assert [r.op_name for r in tape.records] == ["matmul", "bias_add", "conv2d", "bias_add"]
-
-
 @pytest.mark.parametrize("value, bias, message", [
     (np.ones((2, 3), np.float32), np.ones(4, np.float32), r"bias 1-D with one entry per channel.*\(2, 3\).*\(4,\)"),
     (np.ones(3, np.float32), np.ones(3, np.float32), "value must be at least 2-D"),

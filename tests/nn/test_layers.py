@@ -109,6 +109,14 @@ def test_embedding_and_activation():
     np.testing.assert_allclose(me.layers.Activation("sigmoid")(np.zeros((1, 2), np.float32)).numpy(), 0.5)
 
 
+def test_layers_record_their_bias_as_bias_add():
+    dense, conv = me.layers.Dense(3), me.layers.Conv2D(2, 3)
+    with me.GradientTape() as tape:
+        dense(me.ones([2, 4]))
+        conv(me.ones([1, 5, 5, 1]))
+    assert [r.op_name for r in tape.records] == ["matmul", "bias_add", "conv2d", "bias_add"]
+
+
 def test_layer_call_records_on_a_tape_with_its_scope():
     layer = me.layers.Dense(2, name="head")
     x = me.constant(arr(3, 4))
