@@ -16,7 +16,7 @@ import sys
 _ENVIRONMENT_BEFORE_MINIEAGER = dict(os.environ)
 
 from minieager import config  # noqa: E402
-from timing import timeit_median, timeit_medians  # noqa: E402,F401  (re-exported for the scripts)
+from timing import timeit_medians  # noqa: E402,F401  (re-exported for the scripts)
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
