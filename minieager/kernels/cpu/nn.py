@@ -383,24 +383,47 @@ def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
 
 
 # ----------------------------------------------------------------------------- softmax family
-@_kernel
+# The softmax family computes in float64 and calls vexp, a polynomial: compiled with "contract",
+# each of its multiply-adds is one FMA instruction (see vecmath.py).
+_math_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
+
+
+@njit(inline="always")
+def _exp_shifted_row(x, r, e):
+    """e[r, k] = exp(x[r, k] - max(x[r])); returns their sum and the row's logsumexp.
+
+    Subtracting the row max first means exp never overflows (the largest term is exactly 1).
+    ``e`` is the caller's output array: each exp is computed once and kept there, with no
+    scratch buffer to allocate per row.
+    """
+    n = x.shape[1]
+    m = np.float64(x[r, 0])
+    for k in range(1, n):
+        m = max(m, x[r, k])
+    for k in range(n):                  # no running sum in this loop, so LLVM vectorises it
+        e[r, k] = vexp(x[r, k] - m)
+    total = _row_sum(e, r)
+    return total, m + np.log(total)
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _row_sum(e, r):
+    """Sum of row r. "reassoc" lets LLVM keep several partial sums in a vector register instead
+    of adding one number at a time; it is kept out of vexp, whose rounding trick it would break."""
+    total = 0.0
+    for k in range(e.shape[1]):
+        total += e[r, k]
+    return total
+
+
+@_math_kernel
 def _softmax_rows(x, log, out):
-    """Softmax (or log-softmax) of each row, after subtracting the row max so exp cannot overflow."""
+    """Softmax (or log-softmax) of each row."""
     rows, n = x.shape
     for r in prange(rows):
-        m = np.float64(x[r, 0])
-        for k in range(1, n):
-            m = max(m, x[r, k])
-        total = 0.0
+        total, lse = _exp_shifted_row(x, r, out)
         for k in range(n):
-            total += vexp(x[r, k] - m)
-        if log:
-            log_total = np.log(total)
-            for k in range(n):
-                out[r, k] = x[r, k] - m - log_total
-        else:
-            for k in range(n):
-                out[r, k] = vexp(x[r, k] - m) / total
+            out[r, k] = x[r, k] - lse if log else out[r, k] / total
 
 
 def _softmax(x, axis, log):
@@ -422,38 +445,27 @@ def log_softmax(x, axis):
     return _softmax(x, axis, True)
 
 
-@njit(inline="always")
-def _logsumexp_row(x, r):
-    m = np.float64(x[r, 0])
-    for k in range(1, x.shape[1]):
-        m = max(m, x[r, k])
-    total = 0.0
-    for k in range(x.shape[1]):
-        total += vexp(x[r, k] - m)
-    return m + np.log(total)
-
-
-@_kernel
+@_math_kernel
 def _xent(logits, labels, loss, backprop):
     """loss = sum(labels * (logsumexp - logits)), backprop = softmax - labels; one pass per row."""
     rows, n = logits.shape
     for r in prange(rows):
-        lse = _logsumexp_row(logits, r)
-        total = 0.0
+        total, lse = _exp_shifted_row(logits, r, backprop)
+        row_loss = 0.0
         for k in range(n):
-            backprop[r, k] = vexp(logits[r, k] - lse) - labels[r, k]
-            total += labels[r, k] * (lse - logits[r, k])
-        loss[r] = total
+            backprop[r, k] = backprop[r, k] / total - labels[r, k]
+            row_loss += labels[r, k] * (lse - logits[r, k])
+        loss[r] = row_loss
 
 
-@_kernel
+@_math_kernel
 def _sparse_xent(logits, labels, loss, backprop):
     """loss = logsumexp - logits[label], backprop = softmax - one_hot(label)."""
     rows, n = logits.shape
     for r in prange(rows):
-        lse = _logsumexp_row(logits, r)
+        total, lse = _exp_shifted_row(logits, r, backprop)
         for k in range(n):
-            backprop[r, k] = vexp(logits[r, k] - lse)
+            backprop[r, k] /= total
         backprop[r, labels[r]] -= 1
         loss[r] = lse - logits[r, labels[r]]
 
