@@ -74,6 +74,7 @@ CONV_SHAPES = [  # (input, filter): channels 1 and 3 use the transposed patch la
     ((3, 5, 6, 5), (2, 3, 5, 3)),
     ((1, 5, 5, 16), (3, 3, 16, 4)),
     ((4, 6, 3, 8), (4, 2, 8, 3)),     # a filter taller than it is wide, on images 3 pixels wide
+    ((2, 9, 8, 6), (5, 4, 6, 2)),     # SAME pads 1 or 2 columns: windows reach 2 pixels into the border
 ]
 
 
