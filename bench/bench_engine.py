@@ -60,7 +60,7 @@ def add_overhead():
             times.append(timeit_medians([lambda: a_me + b_me, lambda: a_np + b_np], repeat=9, number=number))
         return times
 
-    mine, torch = alternating_with_torch([("add", shape) for shape in shapes], measure)
+    mine, (torch,) = alternating_with_torch([("add", shape) for shape in shapes], measure)
     rows = []
     for shape, (t_me, t_np), theirs in zip(shapes, mine, torch or [{}] * len(shapes)):
         t_torch, t_grad = theirs.get("plain"), theirs.get("grad")

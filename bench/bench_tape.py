@@ -51,7 +51,7 @@ def tape_overhead(exprs_per_tape=100):
         t_fb = timeit_medians([forward_backward], repeat=9, number=2000)[0] / 2
         return [t_plain / (2 * n), (t_tape - t_open) / (2 * n), t_open, t_fb]
 
-    mine, torch = alternating_with_torch([("tape", shape) for shape in shapes],
+    mine, (torch,) = alternating_with_torch([("tape", shape) for shape in shapes],
                                          lambda: [measure_one(shape) for shape in shapes])
     rows = []
     for shape, times, theirs in zip(shapes, mine, torch or [{}] * len(shapes)):
@@ -80,7 +80,7 @@ def mlp(layers=10, width=256, batch=64):
             loss = me.reduce_sum(h)
         tape.gradient(loss, w_me + b_me)
 
-    t_me, torch = alternating_with_torch([("mlp10",)], lambda: timeit_medians([me_step], repeat=9, number=20)[0])
+    t_me, (torch,) = alternating_with_torch([("mlp10",)], lambda: timeit_medians([me_step], repeat=9, number=20)[0])
     t_torch = torch and torch[0]["step"]
     print(f"\n{layers}-layer tanh MLP, width {width}, batch {batch}: forward + backward (milliseconds)")
     print_table([["step", t_me * 1e3, t_torch and t_torch * 1e3]], ["", "minieager ms", "torch ms"],

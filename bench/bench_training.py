@@ -7,7 +7,8 @@ Then the peak traced memory of each 10-step block of a 100-step MLP run, which s
 import tracemalloc
 
 import numpy as np
-from common import alternating_with_torch, machine_description, print_table, timeit_medians
+from common import (AS_INSTALLED, WITH_OUR_MALLOC, alternating_with_torch, machine_description, print_table,
+                    timeit_medians)
 
 import minieager as me
 
@@ -78,13 +79,17 @@ def main():
         times.append(ms([minieager_step(minieager_cnn(), me.optimizers.Adam(), x, y)], 5) + [None])
         return times
 
-    mine, torch = alternating_with_torch(cases, measure)
-    torch_ms = [t["step"] * 1000 for t in torch] if torch else [None] * len(cases)
+    # PyTorch as installed, and with minieager's malloc setting (see torch_reference.py): the
+    # setting halves PyTorch's CNN step, so a reader should see both.
+    mine, (torch, torch_malloc) = alternating_with_torch(cases, measure, settings=(AS_INSTALLED, WITH_OUR_MALLOC))
+    torch_ms, torch_malloc_ms = ([t["step"] * 1000 for t in theirs] if theirs else [None] * len(cases)
+                                 for theirs in (torch, torch_malloc))
     names = ["MLP 784-128-10, SGD, batch 32", "MLP 784-128-10, SGD, batch 256", "guide CNN 28x28x1, Adam, batch 32"]
-    rows = [[name, me_ms, theirs, numpy_ms] for name, (me_ms, numpy_ms), theirs in zip(names, mine, torch_ms)]
-    print("\nTrain step time, ms (median)")
-    print_table(rows, ["case", "minieager ms", "torch ms", "numpy ms"],
-                ratios=[("minieager ms", "torch ms"), ("minieager ms", "numpy ms")])
+    rows = [[name, me_ms, theirs, theirs_malloc, numpy_ms]
+            for name, (me_ms, numpy_ms), theirs, theirs_malloc in zip(names, mine, torch_ms, torch_malloc_ms)]
+    print("\nTrain step time, ms (median); torch+malloc: PyTorch with minieager's glibc malloc setting")
+    print_table(rows, ["case", "minieager ms", "torch ms", "torch+malloc ms", "numpy ms"],
+                ratios=[("minieager ms", "torch ms"), ("minieager ms", "torch+malloc ms"), ("minieager ms", "numpy ms")])
 
     # Peak memory: a step must not keep anything alive from the one before it. Python keeps freed
     # tuples and other small objects on capped free lists, which tracemalloc counts as allocated;

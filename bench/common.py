@@ -21,27 +21,33 @@ from timing import timeit_medians  # noqa: E402,F401  (re-exported for the scrip
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def torch_reference(*cases):
+# How the PyTorch process is set up (see torch_reference.py): as installed, or with minieager's
+# glibc malloc setting (config.keep_freed_memory), which minieager makes in its own process.
+AS_INSTALLED = {}
+WITH_OUR_MALLOC = {"keep_freed_memory": True}
+
+
+def torch_reference(*cases, setting=AS_INSTALLED):
     """PyTorch's timings for ``cases`` (see torch_reference.CASES), measured in a fresh process
     with minieager's thread count; a list of dicts of seconds, or None without PyTorch."""
-    request = {"threads": config.get_num_threads(), "cases": [list(c) for c in cases]}
+    request = dict(setting, threads=config.get_num_threads(), cases=[list(c) for c in cases])
     out = subprocess.run([sys.executable, os.path.join(_HERE, "torch_reference.py"), json.dumps(request)],
                          capture_output=True, text=True, check=True, env=_ENVIRONMENT_BEFORE_MINIEAGER)
     return json.loads(out.stdout)
 
 
-def alternating_with_torch(cases, measure, rounds=2):
+def alternating_with_torch(cases, measure, rounds=2, settings=(AS_INSTALLED,)):
     """``measure()`` and PyTorch's timings of ``cases``, taken in alternating rounds.
 
     This machine's speed drifts by up to 1.5x over minutes, so timing PyTorch once and then
     minieager made a ratio depend on which side happened to run in the faster stretch. Here each
-    round times PyTorch and then minieager, and every figure on both sides is its lowest over the
-    rounds. Returns (measure's figures, PyTorch's: None when it is not installed); ``measure``
-    returns numbers (or None) in any nesting of lists.
+    round times PyTorch (once per setting) and then minieager, and every figure on both sides is
+    its lowest over the rounds. Returns (measure's figures, [PyTorch's figures per setting], each
+    None when PyTorch is not installed); ``measure`` returns numbers (or None) in any nesting of lists.
     """
-    mine = theirs = None
+    mine, theirs = None, [None] * len(settings)
     for _ in range(rounds):
-        theirs = _lower(theirs, torch_reference(*cases))
+        theirs = [_lower(t, torch_reference(*cases, setting=s)) for t, s in zip(theirs, settings)]
         mine = _lower(mine, measure())
     return mine, theirs
 

@@ -6,15 +6,17 @@ libgomp, which reads the same variable, and with it PyTorch ran up to 1.8x slowe
 step 0.22 -> 0.33-0.40 ms, guide CNN step 3.5 -> 5.7-6.2 ms). Here PyTorch runs with the
 environment the benchmark started with and minieager's thread count.
 
-One minieager setting is applied here too: ``config.keep_freed_memory()``, which asks glibc to
-keep large freed blocks for reuse. It is not about threads, any program can make it, and it helps
-PyTorch as much as minieager (guide CNN step 3.4-5.5 ms without it, 2.1-2.6 ms with it), so
-leaving it out would flatter minieager. ``config.py`` is loaded on its own, by path, because
-importing the ``minieager`` package would set the environment this process exists to avoid.
+By default PyTorch runs as installed. With ``"keep_freed_memory": true`` in the request it also
+gets minieager's glibc malloc setting, ``config.keep_freed_memory()``, which keeps large freed
+blocks for reuse instead of returning them to the system. Any program can make that setting,
+and it helps PyTorch's guide CNN step as much as minieager's (PyTorch: 3.4-6.1 ms without it,
+2.1-4.1 ms with it), so the training benchmark shows PyTorch both ways. ``config.py`` is
+loaded on its own, by path, because importing the ``minieager`` package would set the
+environment this process exists to avoid.
 
 ``common.torch_reference(cases)`` runs this file; by hand::
 
-    python bench/torch_reference.py '{"threads": 2, "cases": [["train_mlp", 32]]}'
+    python bench/torch_reference.py '{"threads": 2, "cases": [["train_mlp", 32]], "keep_freed_memory": true}'
 
 prints a JSON list with one result (a dict of seconds per call) per case, or ``null`` when
 PyTorch is not installed. The inputs have the same shapes and distributions as the minieager
@@ -121,7 +123,8 @@ def main(request):
         import torch
     except ImportError:
         return None
-    _keep_freed_memory()
+    if request.get("keep_freed_memory"):
+        _keep_freed_memory()
     torch.set_num_threads(request["threads"])
     return [CASES[name](torch, *args) for name, *args in request["cases"]]
 
