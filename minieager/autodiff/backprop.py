@@ -88,9 +88,16 @@ def backward(records, targets, target_grads, sources, on_step=None):
     for record in reversed(keep):
         op, inputs, outputs, attrs, variable_versions = record[:5]
         # A source's gradient is kept to the end; any other tensor's is used once and dropped.
-        dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in outputs]
-        if dys[0] is None and not any([dy is not None for dy in dys]):   # no gradient reached this op
-            continue      # (`is not None`, never `==`: on tensors that would be an elementwise op)
+        if len(outputs) == 1:                # most ops: spelled out, this loop runs once per record
+            out_id = outputs[0]._id
+            dy = grads.get(out_id) if out_id in source_ids else grads.pop(out_id, None)
+            if dy is None:                   # no gradient reached this op
+                continue
+            dys = (dy,)
+        else:
+            dys = [grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None) for o in outputs]
+            if all(dy is None for dy in dys):    # (`is None`, never `==`: on tensors that is an op)
+                continue
         if variable_versions:
             _check_versions(op, variable_versions)
         # Which inputs want a gradient: those on a path from a source, and only floating ones.

@@ -13,15 +13,14 @@ from ._operands import broadcast_shape, check_not_bool, operands
 
 def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
     # Each product is as costly as the forward one: compute only the gradients someone needs.
-    if not transpose_a and not transpose_b:
-        grads = lambda: _mm(dy, b, False, True), lambda: _mm(a, dy, True, False)
-    elif transpose_a and not transpose_b:
-        grads = lambda: _mm(b, dy, False, True), lambda: _mm(a, dy, False, False)
-    elif not transpose_a and transpose_b:
-        grads = lambda: _mm(dy, b, False, False), lambda: _mm(dy, a, True, False)
-    else:
-        grads = lambda: _mm(b, dy, True, True), lambda: _mm(dy, a, True, True)
-    return tuple(grad() if need else None for grad, need in zip(grads, needs))
+    need_a, need_b = needs
+    if not transpose_a and not transpose_b:      # y = a @ b
+        return (_mm(dy, b, False, True) if need_a else None), (_mm(a, dy, True, False) if need_b else None)
+    if transpose_a and not transpose_b:          # y = a^T @ b
+        return (_mm(b, dy, False, True) if need_a else None), (_mm(a, dy, False, False) if need_b else None)
+    if not transpose_a and transpose_b:          # y = a @ b^T
+        return (_mm(dy, b, False, False) if need_a else None), (_mm(dy, a, True, False) if need_b else None)
+    return (_mm(b, dy, True, True) if need_a else None), (_mm(dy, a, True, True) if need_b else None)
 
 
 _matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True)

@@ -81,11 +81,12 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: labels must be integer class ids, got {labels.dtype.name}. "
             f"For one-hot or probability labels use softmax_cross_entropy_with_logits.")
-    if logits.ndim != 2 or labels.shape != logits.shape[:1]:
+    logits_shape, labels_shape = logits._value.shape, labels._value.shape
+    if len(logits_shape) != 2 or labels_shape != logits_shape[:1]:
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels (batch,); "
-            f"got logits {tuple(logits.shape)} and labels {tuple(labels.shape)}.")
-    values, classes = labels._value, logits.shape[1]
+            f"got logits {logits_shape} and labels {labels_shape}.")
+    values, classes = labels._value, logits_shape[1]
     if values.size and (values.min() < 0 or values.max() >= classes):
         bad = values[(values < 0) | (values >= classes)].flat[0]
         raise InvalidArgumentError(
@@ -110,10 +111,11 @@ def bias_add(value, bias, data_format="NHWC", name=None):
     check_not_bool("bias_add", value)
     if data_format not in ("NHWC", "NWC", "NC", None):
         raise InvalidArgumentError(f"bias_add: only channels-last data formats are supported, got {data_format!r}.")
-    if value.ndim < 2 or bias.ndim != 1 or bias.shape[0] != value.shape[-1]:
+    value_shape, bias_shape = value._value.shape, bias._value.shape
+    if len(value_shape) < 2 or len(bias_shape) != 1 or bias_shape[0] != value_shape[-1]:
         raise InvalidArgumentError(
             f"bias_add: value must be at least 2-D and bias 1-D with one entry per channel (value's last axis); "
-            f"got value {tuple(value.shape)} and bias {tuple(bias.shape)}.")
+            f"got value {value_shape} and bias {bias_shape}.")
     return _bias_add(value, bias)
 
 

@@ -18,9 +18,10 @@ def _grad_to_input_shape(dy, x, axis):
     """The output gradient reshaped with the reduced axes kept (size 1), then broadcast to x."""
     # With keepdims, or when the leading axes were reduced (all of them, or a batch axis), dy already
     # broadcasts against x as it is.
-    if dy.ndim != x.ndim and axis != tuple(range(len(axis))):
-        dy = reshape(dy, kept_shape(x.shape, axis))
-    return broadcast_to(dy, x.shape)
+    x_shape = x._value.shape
+    if dy._value.ndim != len(x_shape) and axis != tuple(range(len(axis))):
+        dy = reshape(dy, kept_shape(x_shape, axis))
+    return broadcast_to(dy, x_shape)
 
 
 def _sum_vjp(dy, x, out, axis, keepdims):

@@ -9,6 +9,7 @@ from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor
 from ._axes import normalize_axes, normalize_axis
+from ._operands import broadcast_shape
 from .creation import convert_to_tensor
 
 # ---- copies -------------------------------------------------------------------------------------
@@ -50,15 +51,16 @@ def reshape(tensor, shape, name=None):
         raise InvalidArgumentError(
             f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({size} elements) into "
             f"{shape} ({int(np.prod(shape))} elements). The number of elements must stay the same.")
-    if shape == tuple(x.shape):
+    if shape == x._value.shape:
         return x
     return _reshape(x, shape=shape)
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
     x = convert_to_tensor(input)
-    axis = normalize_axis(axis, x.ndim + 1, "expand_dims")
-    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+    shape = x._value.shape
+    axis = normalize_axis(axis, len(shape) + 1, "expand_dims")
+    return reshape(x, shape[:axis] + (1,) + shape[axis:])
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -104,14 +106,10 @@ _broadcast_to = Op("broadcast_to", ("x",), "broadcast_to(x, shape)", ("sum of dy
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
     x = convert_to_tensor(input)
-    shape = tuple(int(s) for s in shape)
-    try:
-        np.broadcast_shapes(tuple(x.shape), shape)
-    except ValueError:
-        raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {tuple(x.shape)} to {shape}.") from None
-    if np.broadcast_shapes(tuple(x.shape), shape) != shape:
-        raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {tuple(x.shape)} to {shape}.")
-    if shape == tuple(x.shape):
+    shape, x_shape = tuple(int(s) for s in shape), x._value.shape
+    if broadcast_shape(x_shape, shape) != shape:   # None when they do not broadcast at all
+        raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {x_shape} to {shape}.")
+    if shape == x_shape:
         return x
     return _broadcast_to(x, shape=shape)
 
