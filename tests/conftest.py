@@ -14,3 +14,13 @@ def numba_loops_from_small_size(monkeypatch):
     """
     for module in (broadcast, threads):
         monkeypatch.setattr(module, "PARALLEL_SIZE", broadcast.SMALL_SIZE)
+
+
+@pytest.fixture(autouse=True)
+def no_recent_blas_call():
+    """Every test starts as if no matrix product had just run.
+
+    For ``threads.BLAS_SPIN_SECONDS`` after one, large loops run on one thread (or in NumPy),
+    so without this a test's path would depend on whether the test before it multiplied matrices.
+    """
+    threads.forget_blas_call()

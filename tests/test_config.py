@@ -164,6 +164,46 @@ def test_each_python_thread_gets_its_own_count(restore_threads):
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool == numba.get_num_threads()
 
 
+def test_loops_right_after_a_matrix_product_run_on_one_thread(restore_threads, monkeypatch):
+    """BLAS threads spin after a product, so for BLAS_SPIN_SECONDS large loops take one thread."""
+    from minieager.kernels.registry import get_kernel
+    pool = numba.config.NUMBA_NUM_THREADS
+    config.set_num_threads(pool)
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
+    get_kernel("matmul", "cpu")(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
+    assert threads.blas_spinning()
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == 1
+    threads.forget_blas_call()
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
+    monkeypatch.setattr(threads, "BLAS_SPIN_SECONDS", 0.0)       # spinning over: all threads again
+    get_kernel("conv2d", "cpu")(np.ones((1, 3, 3, 1), np.float32), np.ones((2, 2, 1, 1), np.float32),
+                                strides=(1, 1), padding="VALID")
+    assert not threads.blas_spinning()
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
+
+
+def test_right_after_a_product_numpy_does_one_ufunc_ops_and_max(monkeypatch):
+    """add and reduce_max of a large array go to NumPy's one-thread loops then; the numba loops
+    (which would ask use_threads_for for threads) are not entered, and the answers are NumPy's."""
+    from minieager.kernels.cpu import broadcast, reduce
+    from minieager.kernels.registry import get_kernel
+
+    def no_numba_loop(*args, **kwargs):
+        raise AssertionError("the numba loop ran")
+    a = np.random.default_rng(0).standard_normal(threads.PARALLEL_SIZE + 5).astype(np.float32)
+    get_kernel("matmul", "cpu")(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+    monkeypatch.setattr(broadcast, "use_threads_for", no_numba_loop)
+    monkeypatch.setattr(reduce, "use_threads_for", no_numba_loop)
+    np.testing.assert_array_equal(get_kernel("add", "cpu")(a, a), a + a)
+    assert get_kernel("reduce_max", "cpu")(a, (0,), False) == a.max()
+    assert get_kernel("reduce_min", "cpu")(a, (0,), False) == a.min()
+    threads.forget_blas_call()                                   # long after a product: the loops run
+    with pytest.raises(AssertionError, match="the numba loop ran"):
+        get_kernel("add", "cpu")(a, a)
+    with pytest.raises(AssertionError, match="the numba loop ran"):
+        get_kernel("reduce_max", "cpu")(a, (0,), False)
+
+
 def test_get_num_threads_defaults_to_the_usable_cpus(restore_threads):
     assert config.get_num_threads() == min(config.default_num_threads(),
                                            numba.config.NUMBA_NUM_THREADS)

@@ -39,7 +39,8 @@ So:
 
 * below ``SMALL_SIZE`` output elements, NumPy does every op;
 * an op that NumPy does in one ufunc pass (add, multiply, tanh, ...) stays on NumPy up to
-  ``threads.PARALLEL_SIZE``, since on one thread numba's loop is no faster;
+  ``threads.PARALLEL_SIZE``, since on one thread numba's loop is no faster, and at any size right
+  after a matrix product, when the loop would get one thread anyway (see ``threads.py``);
 * ops that NumPy needs several passes for (relu, sigmoid, the fused gradients) run the numba loop
   from ``SMALL_SIZE`` on, where one fused pass wins even on one thread;
 * from ``PARALLEL_SIZE`` on, the numba loop runs on all threads.
@@ -50,7 +51,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .threads import PARALLEL_SIZE, use_threads_for
+from .threads import PARALLEL_SIZE, blas_spinning, use_threads_for
 
 SMALL_SIZE = 4096
 
@@ -119,7 +120,8 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     size = math.prod(shape)
     dtype = operands[-1].dtype if out_dtype is None else out_dtype
     one_ufunc = isinstance(numpy_fn, np.ufunc)
-    if size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) or (one_ufunc and _stretched(operands, shape)):
+    if size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) or (
+            one_ufunc and (_stretched(operands, shape) or blas_spinning())):
         result = numpy_fn(*operands, *attrs)
         if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
             result = np.asarray(result)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..registry import register_kernel
 from .broadcast import downcast, upcast
+from .threads import blas_called
 
 
 @register_kernel("matmul", "cpu")
@@ -24,4 +25,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
         a = np.swapaxes(a, -1, -2)
     if transpose_b:
         b = np.swapaxes(b, -1, -2)
-    return downcast(np.matmul(a, b), dtype)
+    out = np.matmul(a, b)
+    blas_called()   # its threads now spin for a while: the next loops run on one thread (threads.py)
+    return downcast(out, dtype)

@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..registry import register_kernel
-from .threads import use_threads_for
+from .threads import blas_called, use_threads_for
 from .broadcast import SMALL_SIZE, downcast, upcast
 from .vecmath import vexp
 
@@ -235,6 +235,7 @@ def conv2d(x, w, strides, padding):
     out = np.empty((x.shape[0], oh, ow, f), np.result_type(x, w))
     for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
         np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=out[images].reshape(-1, f))
+        blas_called()
     return downcast(out, dtype)
 
 
@@ -253,6 +254,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     dx = np.zeros(tuple(input_shape), np.result_type(dy, w))
     for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, dx.dtype)):
         dcol = dy[images].reshape(-1, f) @ w_matrix_t
+        blas_called()
         dx_chunk = dx[images]
         use_threads_for(dcol.size, splits=dx_chunk.shape[0])
         _col2im(dcol.reshape(dx_chunk.shape[0], oh, ow, kh, kw, c), strides[0], strides[1], pt, pl, dx_chunk)
@@ -269,6 +271,7 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     dw = np.zeros((kh * kw * c, f), np.result_type(x, dy))
     for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
         dw += _patches(x[images], (kh, kw), strides, padding).T @ dy[images].reshape(-1, f)
+        blas_called()
     return downcast(dw.reshape(tuple(filter_shape)), dtype)
 
 

@@ -25,27 +25,59 @@ real step the op comes after other work: a relu on 346,112 elements right after 
 settings, 40 pairs, twice). Going higher, to 1e6 and more, also shortened the guide's matmul loop
 (1.05 -> 1.00x NumPy), but made single large ops such as (1000, 1000) adds 1.4-1.6x slower.
 
+Right after a matrix product, even large loops run on one thread: OpenBLAS's worker threads keep
+spinning on their cores after each product (for up to 2**28 cycles, its default THREAD_TIMEOUT:
+about 0.1 s), waiting for the next one, and a numba thread woken next to them shares a core with
+a spinner. So the matmul and convolution kernels call ``blas_called()``, and for
+``BLAS_SPIN_SECONDS`` after that ``use_threads_for`` answers 1; where a single NumPy call does the
+same work (a ufunc, reduce_max / reduce_min), the kernels hand it to NumPy then, whose one-thread
+SIMD loops are faster than ours on one thread. Measured in the guide's matmul loop (a (1000, 1000)
+product, then reduce_max and a divide on its result), those two ops took 0.79-0.89 ms on two
+threads, 0.58-0.62 on one, and 0.39-0.40 in NumPy. Loops far from any product (a chain of large
+elementwise ops) still get every thread.
+
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
 """
 import threading
+import time
 
 import numba
 
 from ... import config
 
 PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
+BLAS_SPIN_SECONDS = 0.1   # how long after a BLAS call its threads may still be spinning
 
 _this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
+_blas_spins_until = 0.0            # perf_counter() time until which BLAS threads may be spinning
+
+
+def blas_called():
+    """Note that a BLAS product just ran, so its threads are spinning for a while (see above)."""
+    global _blas_spins_until
+    _blas_spins_until = time.perf_counter() + BLAS_SPIN_SECONDS
+
+
+def blas_spinning():
+    """Whether a BLAS product ran less than ``BLAS_SPIN_SECONDS`` ago (its threads may still spin)."""
+    return time.perf_counter() < _blas_spins_until
+
+
+def forget_blas_call():
+    """Act as if no BLAS product had run lately (tests start from this state)."""
+    global _blas_spins_until
+    _blas_spins_until = 0.0
 
 
 def use_threads_for(size, splits=2):
     """Set numba's thread count for a loop over ``size`` elements; return that count.
 
     ``splits`` is how many iterations the ``prange`` loop has (images, rows ...): with one, there
-    is nothing to share, and starting the other threads would only cost their wake-up.
+    is nothing to share, and starting the other threads would only cost their wake-up. Soon after
+    a BLAS call it is 1 as well (see the module docstring).
     """
-    wanted = config.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 else 1
+    wanted = config.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 and not blas_spinning() else 1
     if getattr(_this_thread, "count", None) != wanted:
         numba.set_num_threads(wanted)
         _this_thread.count = wanted
