@@ -10,8 +10,8 @@ Why: BLAS does these multiply-adds several times faster than a loop we could wri
 only move numbers. P is KH*KW (9) times bigger than the input, and the speed of the copy depends on
 how long the contiguous runs are, so P is built in one of two layouts:
 
-* many channels: ``_im2col`` writes P row by row; its innermost loop copies the C channels of one
-  pixel, which NHWC keeps next to each other.
+* many channels: ``_im2col`` writes P row by row; its innermost loop copies one window row, the
+  KW pixels of which NHWC keeps next to each other with their C channels: a run of KW*C numbers.
 * few channels (C <= 4: grayscale or RGB images going into a first layer): runs of 1 to 4 numbers
   cost more in loop overhead than in copying, so ``_im2col_transposed`` writes P^T (one row per
   filter tap, copied along image rows) and ``_patches`` returns its transpose as a view. np.matmul
@@ -36,7 +36,9 @@ before chunking:
 so the matrix products are most of the time and the copies about a third; the few-channel layout
 made the first layer's two calls 3x faster. Chunking, measured on two threads in pairs (each
 call with and without it, alternately, 40 times): layer 2 conv2d 0.76-0.84x the time,
-backprop_input 0.57-0.84x, backprop_filter 0.87-1.0x; a whole training step 0.83-0.85x.
+backprop_input 0.57-0.84x, backprop_filter 0.87-1.0x; a whole training step 0.83-0.85x. Copying
+window rows as runs (rather than pixel by pixel) then took layer 2's _im2col from 0.47 to 0.28 ms
+and _col2im from 0.29 to 0.20 ms (one thread, 32 images).
 
 Padding follows TensorFlow: "VALID" uses only full windows; "SAME" gives ceil(in / stride)
 outputs and pads ``pad_total = max((out - 1) * stride + k - in, 0)``, ``pad_total // 2`` before.
