@@ -228,12 +228,14 @@ def reduce_prod(x, axis, keepdims):
 
 @register_kernel("reduce_max", "cpu")
 def reduce_max(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, partial(_max_or_min, True), _lowest(x.dtype), np.maximum.reduce, True)
+    return _reduce(x, axis, keepdims, partial(_max_or_min, True), _lowest(x.dtype), np.maximum.reduce,
+                   numpy_after_blas=True)
 
 
 @register_kernel("reduce_min", "cpu")
 def reduce_min(x, axis, keepdims):
-    return _reduce(x, axis, keepdims, partial(_max_or_min, False), _highest(x.dtype), np.minimum.reduce, True)
+    return _reduce(x, axis, keepdims, partial(_max_or_min, False), _highest(x.dtype), np.minimum.reduce,
+                   numpy_after_blas=True)
 
 
 @register_kernel("reduce_any", "cpu")
