@@ -1,4 +1,4 @@
-"""Runtime configuration: thread counts, physical devices and numba's kernel cache.
+"""Runtime configuration: thread counts, reuse of temporaries, physical devices and numba's kernel cache.
 
 `me.config` is modelled on `tf.config`. This module imports nothing heavy at import time:
 numba and threadpoolctl are imported only inside the functions that need them, because
@@ -19,11 +19,13 @@ __all__ = [
     "configure_environment",
     "default_num_threads",
     "get_num_threads",
+    "get_reuse_temporaries",
     "keep_freed_memory",
     "list_physical_devices",
     "num_gpus",
     "numba_cache_dir",
     "set_num_threads",
+    "set_reuse_temporaries",
 ]
 
 _THREADS_ENV = "MINIEAGER_NUM_THREADS"
@@ -219,6 +221,30 @@ def set_num_threads(n):
         _blas_limits.restore_original_limits()
     _blas_limits = threadpool_limits(limits=n)
     _num_threads = n
+
+
+# ----------------------------------------------------------------------------- temporaries
+
+def get_reuse_temporaries():
+    """Whether ops may write their result over a temporary operand (see engine/temporaries.py)."""
+    from .engine import temporaries
+    return temporaries.enabled
+
+
+def set_reuse_temporaries(enabled):
+    """Let ops write their result over a temporary operand, as in ``tanh(x * w + b)``, or not.
+
+    It is on by default on CPython 3.11 to 3.13 and saves memory traffic on large arrays. Turn it
+    off to measure what it saves, or when NumPy arrays of dtype object hold tensors (the one case
+    it cannot recognise; see engine/temporaries.py).
+    """
+    from .engine import temporaries
+    if enabled and not temporaries.SUPPORTED:
+        raise ValueError(
+            f"set_reuse_temporaries: reusing temporaries needs CPython 3.11 to 3.13 with the GIL, "
+            f"where reference counts tell a temporary from a named tensor; this is "
+            f"{sys.implementation.name} {sys.version.split()[0]}.")
+    temporaries.enabled = bool(enabled)
 
 
 # ----------------------------------------------------------------------------- devices

@@ -233,5 +233,5 @@ def _reflected(name, op):
 
 for _name, _op in [("add", _ew.add), ("sub", _ew.subtract), ("mul", _ew.multiply), ("truediv", _ew.divide),
                    ("floordiv", _ew.floordiv), ("mod", _ew.mod), ("pow", _ew.pow)]:
-    setattr(Tensor, f"__{_name}__", _op)              # t + u  ->  me.add(t, u)
+    setattr(Tensor, f"__{_name}__", getattr(_op, "operator", _op))   # t + u  ->  me.add(t, u)
     setattr(Tensor, f"__r{_name}__", _reflected(_name, _op))  # 2 + t  ->  me.add(2, t)

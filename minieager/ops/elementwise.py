@@ -5,9 +5,10 @@ other. VJPs are written with minieager ops, so a second tape can differentiate t
 Broadcasting: a VJP may return a gradient of the broadcast output shape; the tape sums it back
 to each input's shape (``autodiff/backprop.unbroadcast``).
 """
-from ..engine import dtypes
+from ..engine import dtypes, temporaries
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
+from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor
 from ._operands import check_broadcast, check_float, check_not_bool, operands
 from .creation import convert_to_tensor, ones_like, zeros_like
@@ -18,26 +19,39 @@ def _binary(op, arithmetic=True):
     """The checked function ``f(x, y)`` that runs the two-input ``op``, broadcasting x and y.
 
     ``arithmetic`` ops refuse bool tensors (comparisons take them). Every binary op's public
-    function (``me.add``, ``me.less`` ...) and operator (``+``, ``<`` ...) is one of these; the
-    common case, two tensors of one dtype and shape, runs three tests before the op itself.
+    function (``me.add``, ``me.less`` ...) is one of these, and its operator (``+``, ``<`` ...)
+    is the twin in ``f.operator``; they differ in how they recognise a temporary operand whose
+    array the result may overwrite (arithmetic only, see ``engine/temporaries.py``). The common
+    case, two tensors of one dtype and shape, runs four tests before the op itself.
     """
     assert op.num_outputs == 1, "Op.binary wraps one output"
     name = op.name
     bool_ = dtypes.bool_
     run = op.binary
 
-    def apply(x, y, name=None):
-        if type(x) is not Tensor or type(y) is not Tensor or x._dtype is not y._dtype:
-            x, y = operands(op.name, x, y)   # scalars, arrays, variables, mixed dtypes
-        if arithmetic and x._dtype is bool_:
-            check_not_bool(op.name, x)
-        if x._value.shape != y._value.shape:
-            check_broadcast(op.name, x, y)
-        return run(x, y)
-    apply.__name__ = apply.__qualname__ = name
-    apply.__doc__ = f"Elementwise {op.formula}, broadcasting x and y." if arithmetic else \
-        f"Elementwise {name}, returning a bool tensor."
-    return apply
+    def make(temporary):
+        def apply(x, y, name=None):
+            if type(x) is not Tensor or type(y) is not Tensor or x._dtype is not y._dtype:
+                x, y = operands(op.name, x, y)   # scalars, arrays, variables, mixed dtypes
+            if arithmetic and x._dtype is bool_:
+                check_not_bool(op.name, x)
+            if x._value.shape != y._value.shape:
+                check_broadcast(op.name, x, y)
+            if x._value.size >= MIN_SIZE and arithmetic:
+                into = temporary(x)
+                if into is None and y._value.size >= MIN_SIZE:
+                    into = temporary(y)
+                if into is not None:
+                    return op(x, y, into=into)
+            return run(x, y)
+        apply.__name__ = apply.__qualname__ = name
+        apply.__doc__ = f"Elementwise {op.formula}, broadcasting x and y." if arithmetic else \
+            f"Elementwise {name}, returning a bool tensor."
+        return apply
+
+    function = make(temporaries.argument)
+    function.operator = make(temporaries.operand)
+    return function
 
 
 def _selective(grad_a, grad_b):
@@ -174,6 +188,10 @@ def _unary(name, formula, grad, vjp, float_only=True):
             check_float(op.name, x)
         else:
             check_not_bool(op.name, x)
+        if x._value.size >= MIN_SIZE:
+            into = temporaries.argument(x)   # x an unnamed result, as in me.tanh(x * w + b)?
+            if into is not None:
+                return op(x, into=into)
         return op(x)
     apply.__name__ = name
     apply.__doc__ = f"Elementwise {formula}."

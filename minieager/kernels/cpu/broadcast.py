@@ -104,13 +104,16 @@ def _stretched(operands, shape):
     return any(a.shape != shape and a.size != 1 for a in operands)
 
 
-def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
+def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=(), into=None):
     """Broadcast ``operands``, run ``kernel(*flat_operands, *attrs, out)`` and return ``out``.
 
     ``numpy_fn(*operands, *attrs)`` computes the same thing with NumPy; it is used for tiny arrays,
     and up to ``PARALLEL_SIZE`` when it is a single ufunc (see the module docstring).
     ``out_dtype`` defaults to the last operand's dtype (``where(cond, x, y)`` -> dtype of y).
     Scalar ``attrs`` (``alpha``) are converted to the compute dtype so the loop stays in it.
+    ``into``: an operand's array that may be overwritten (``engine/temporaries.py``); ``out`` is
+    that array when it has the output's shape and dtype. Element i of ``out`` is written after
+    element i of every operand is read, so overwriting an operand is safe.
     """
     shape = operands[0].shape
     for a in operands[1:]:
@@ -120,8 +123,12 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     size = math.prod(shape)
     dtype = operands[-1].dtype if out_dtype is None else out_dtype
     one_ufunc = isinstance(numpy_fn, np.ufunc)
+    if into is not None and (into.shape != shape or into.dtype != dtype or dtype == np.float16):
+        into = None                  # it does not fit the output: write a new array
     if size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) or (
             one_ufunc and (_stretched(operands, shape) or blas_spinning())):
+        if into is not None and one_ufunc:
+            return numpy_fn(*operands, *attrs, out=into)
         result = numpy_fn(*operands, *attrs)
         if type(result) is not np.ndarray:   # ufuncs return NumPy scalars for 0-d inputs
             result = np.asarray(result)
@@ -129,7 +136,10 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=()):
     work_dtype = compute_dtype(dtype)
     flats = [flat_operand(a, shape, size) for a in operands]
     attrs = tuple(compute_dtype(operands[-1].dtype).type(v) for v in attrs)
-    out = np.empty(size, work_dtype)   # allocated by NumPy: reuses hugepages, fewer page faults
+    if into is None:   # allocated by NumPy: reuses hugepages, fewer page faults
+        out = np.empty(shape, work_dtype)
+    else:
+        out = into
     use_threads_for(size)
-    kernel(*flats, *attrs, out)
-    return downcast(out.reshape(shape), dtype)
+    kernel(*flats, *attrs, out.reshape(size))   # a 1-D view of out's memory
+    return downcast(out, dtype)   # out itself, not a view: a later op may overwrite it

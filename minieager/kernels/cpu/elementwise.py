@@ -323,23 +323,23 @@ def _runner(name, kernel, numpy_fn, out_dtype=None):
     # run_elementwise, which decides between NumPy and the numba loop (see broadcast.py). One
     # function per arity, because ``numpy_fn(*operands)`` costs more than the addition it computes.
     # NumPy gives a scalar for 0-d inputs; a dtype that is not the expected one goes the long way.
-    def run_unary(x):
+    def run_unary(x, into=None):
         if x.size < SMALL_SIZE:
             result = numpy_fn(x)
             if type(result) is not np.ndarray:
                 result = np.asarray(result)
             if result.dtype is (x.dtype if out_dtype is None else out_dtype):
                 return result
-        return run_elementwise(kernel, numpy_fn, x, out_dtype=out_dtype)
+        return run_elementwise(kernel, numpy_fn, x, out_dtype=out_dtype, into=into)
 
-    def run_binary(a, b):
+    def run_binary(a, b, into=None):
         if a.size < SMALL_SIZE and a.shape == b.shape:
             result = numpy_fn(a, b)
             if type(result) is not np.ndarray:
                 result = np.asarray(result)
             if result.dtype is (a.dtype if out_dtype is None else out_dtype):
                 return result
-        return run_elementwise(kernel, numpy_fn, a, b, out_dtype=out_dtype)
+        return run_elementwise(kernel, numpy_fn, a, b, out_dtype=out_dtype, into=into)
 
     def run_ternary(*operands):
         return run_elementwise(kernel, numpy_fn, *operands, out_dtype=out_dtype)
