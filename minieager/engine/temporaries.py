@@ -8,6 +8,10 @@ in-place one moves. On 1e7 float32 elements this chain runs ~1.3x faster with el
 does the same for its operators ("temporary elision"); PyTorch and TensorFlow leave it to the
 user (``x.add_(b)``, buffer donation).
 
+Which ops do it: ``+ - * // %``, ``maximum`` and ``minimum`` (as operators and as ``me.add`` ...),
+and the one-input math functions (``me.tanh``, ``me.exp``, ``me.nn.relu`` ...). ``/`` and ``**``
+convert their operands first (integers to floats) and always write a new array.
+
 An operand may be overwritten only when nobody can ever see it again. Here that means:
 
 * no GradientTape or variable watcher is open (a tape keeps the inputs it needs for backprop);
