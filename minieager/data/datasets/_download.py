@@ -3,7 +3,6 @@ import hashlib
 import os
 import pathlib
 import tempfile
-import urllib.request
 
 from ...engine.errors import MinieagerError
 
@@ -40,6 +39,7 @@ def _download(url, target, sha256):
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".download-")
     try:
         digest = hashlib.sha256()
+        import urllib.request   # here, not at the top: it costs ~10 ms of `import minieager`
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=_TIMEOUT_S) as response:
             for block in iter(lambda: response.read(1 << 20), b""):
                 digest.update(block)
