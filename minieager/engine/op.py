@@ -61,7 +61,9 @@ class Op:
     def __call__(self, *inputs, **attrs):
         # This runs for every op a program executes, so it is written for speed: one dict lookup
         # for the kernel, the common one- and two-input cases spelled out, no temporary lists,
-        # no ``**attrs`` unpacking when there are none.
+        # no ``**attrs`` unpacking when there are none. ``into=`` (an operand's array that an
+        # elementwise kernel may write its result over, see temporaries.py) travels as an attr;
+        # it is only ever given when no tape is open, so no tape records it.
         device = inputs[0]._device
         kernel = self._kernels.get(device) or self._load_kernel(device)
         if attrs:                                    # axis=, strides= ...
