@@ -40,7 +40,7 @@ Two ways in, with two counts:
   ``BINARY_OP`` with the array holding the only reference. Turn elision off for that with
   ``me.config.set_reuse_temporaries(False)``.
 """
-import dis
+import opcode
 import sys
 import sysconfig
 
@@ -58,7 +58,7 @@ enabled = SUPPORTED     # me.config.set_reuse_temporaries() switches it
 _FUNCTION_REFS = 3
 # ... plus, for an operator, the operand that the interpreter's BINARY_OP still holds.
 _OPERATOR_REFS = 4
-_BINARY_OP = dis.opmap.get("BINARY_OP")
+_BINARY_OP = opcode.opmap.get("BINARY_OP")
 
 
 def argument(t):
@@ -70,7 +70,7 @@ def argument(t):
 
 
 def operand(t):
-    """The same for an operand of ``+ - * / ...``, called from the user's ``BINARY_OP``."""
+    """The same for an operand of ``+ - * // % ...``, called from the user's ``BINARY_OP``."""
     if enabled and sys.getrefcount(t) == _OPERATOR_REFS and _called_from_binary_op():
         return _private_array(t)
     return None

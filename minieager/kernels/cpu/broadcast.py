@@ -136,10 +136,7 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=(), into=
     work_dtype = compute_dtype(dtype)
     flats = [flat_operand(a, shape, size) for a in operands]
     attrs = tuple(compute_dtype(operands[-1].dtype).type(v) for v in attrs)
-    if into is None:   # allocated by NumPy: reuses hugepages, fewer page faults
-        out = np.empty(shape, work_dtype)
-    else:
-        out = into
+    out = np.empty(shape, work_dtype) if into is None else into   # np.empty: reuses hugepages
     use_threads_for(size)
     kernel(*flats, *attrs, out.reshape(size))   # a 1-D view of out's memory
     return downcast(out, dtype)   # out itself, not a view: a later op may overwrite it
