@@ -191,8 +191,10 @@ def keep_freed_memory():
 # ----------------------------------------------------------------------------- threads
 
 def _numba_pool_size():
-    import numba
-    return numba.config.NUMBA_NUM_THREADS
+    """How many threads numba's pool has, or will have: it reads NUMBA_NUM_THREADS when imported."""
+    if "numba" in sys.modules:
+        return sys.modules["numba"].config.NUMBA_NUM_THREADS
+    return int(os.environ.get("NUMBA_NUM_THREADS") or default_num_threads())
 
 
 def get_num_threads():

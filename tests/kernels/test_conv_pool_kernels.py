@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minieager.kernels.cpu  # noqa: F401  (registers the kernels)
-from minieager.kernels.cpu import nn as cpu_nn
+from minieager.kernels.cpu import loops, nn as cpu_nn
 from minieager.kernels.registry import get_kernel
 
 RNG = np.random.default_rng(7)
@@ -135,13 +135,13 @@ def test_conv2d_float16_is_computed_in_float32(xs, ws):
 @pytest.mark.parametrize("channels", [1, 2, 4, 5])
 @pytest.mark.parametrize("strides,padding", [((1, 1), "SAME"), ((2, 3), "SAME"), ((2, 1), "VALID")], ids=str)
 def test_both_patch_layouts_hold_the_same_matrix(channels, strides, padding):
-    """_im2col and _im2col_transposed write the same numbers, zeros in the padding included."""
+    """im2col and im2col_transposed write the same numbers, zeros in the padding included."""
     x = RNG.uniform(1, 2, (2, 7, 6, channels)).astype(np.float32)   # no zeros: padding zeros stand out
     oh, ow, pt, pl = cpu_nn._geometry(x.shape[1:3], (3, 2), strides, padding)
     rows = np.full((2, oh, ow, 3, 2, channels), np.nan, np.float32)
     cols = np.full((3, 2, channels, 2, oh, ow), np.nan, np.float32)
-    cpu_nn._im2col(x, strides[0], strides[1], pt, pl, rows)
-    cpu_nn._im2col_transposed(x, strides[0], strides[1], pt, pl, cols)
+    loops.nn.im2col(x, strides[0], strides[1], pt, pl, rows)
+    loops.nn.im2col_transposed(x, strides[0], strides[1], pt, pl, cols)
     assert not np.isnan(rows).any()                                  # every entry was written
     np.testing.assert_array_equal(rows.reshape(-1, 6 * channels), cols.reshape(6 * channels, -1).T)
     if padding == "SAME":

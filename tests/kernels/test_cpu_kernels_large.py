@@ -8,7 +8,7 @@ import pytest
 import scipy.special
 
 import minieager.kernels.cpu  # noqa: F401  (registers the kernels)
-from minieager.kernels.cpu import broadcast, reduce
+from minieager.kernels.cpu import broadcast, loops, reduce
 from minieager.kernels.registry import get_kernel
 
 N = 3 * broadcast.SMALL_SIZE + 13
@@ -121,7 +121,7 @@ def test_scalar_operand_with_a_broadcast_output_shape():
 # ----------------------------------------------------------------------------- max / min reductions
 REDUCTIONS = [("reduce_max", np.max), ("reduce_min", np.min)]
 # cut in two pieces (as for two threads), each is 16 whole blocks and a scalar tail of 19 or 20
-ROW = 2 * 16 * reduce.BLOCK + 2 * 19 + 1
+ROW = 2 * 16 * loops.reduce.BLOCK + 2 * 19 + 1
 
 
 def test_cases_are_above_the_numpy_fast_path():
@@ -130,8 +130,8 @@ def test_cases_are_above_the_numpy_fast_path():
 
 def nan_positions(n):
     """Where a single nan is tried: the ends, the middle, block edges, and inside scalar tails."""
-    tail = n // 2 // reduce.BLOCK * reduce.BLOCK   # first element after the blocks of the first half
-    return sorted({0, 1, reduce.BLOCK - 1, reduce.BLOCK, n // 2 - 1, n // 2, n // 2 + 1, tail, tail + 5,
+    tail = n // 2 // loops.reduce.BLOCK * loops.reduce.BLOCK   # first element after the blocks of the first half
+    return sorted({0, 1, loops.reduce.BLOCK - 1, loops.reduce.BLOCK, n // 2 - 1, n // 2, n // 2 + 1, tail, tail + 5,
                    n - 3, n - 1})
 
 
@@ -185,12 +185,12 @@ def test_any_all_large(name, fn):
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 7])
 def test_rows_kernels_with_any_number_of_parts(parts):
-    x = RNG.uniform(-5, 5, (3, 2 * reduce.BLOCK + 7)).astype(np.float32)
+    x = RNG.uniform(-5, 5, (3, 2 * loops.reduce.BLOCK + 7)).astype(np.float32)
     x[1, -2] = np.nan
     x[2, 5] = 9.0
     for largest, fn in [(True, np.max), (False, np.min)]:
         out = np.empty(3, np.float32)
-        reduce._max_min_rows(x, parts, largest, out)
+        loops.reduce.max_min_rows(x, parts, largest, out)
         np.testing.assert_array_equal(out, fn(x, axis=1))
 
 

@@ -1,4 +1,4 @@
-"""CPU kernels: numba loops. Importing registers them; numba compiles each on its first call."""
+"""CPU kernels. Importing registers them; their numba loops (``loops/``) are imported and compiled on first use."""
 import warnings
 
 # For tiny arrays the kernels call NumPy, which warns on x / 0, log(0) or inf * 0; the numba loops

@@ -1,6 +1,6 @@
 """The one place where elementwise kernels resolve broadcasting, strides and float16.
 
-An elementwise kernel in ``elementwise.py`` is a single loop ``for i in prange(out.size)`` over
+An elementwise loop in ``loops/elementwise.py`` is a single loop ``for i in prange(out.size)`` over
 1-D operands of the output's size. ``run_elementwise`` gets them there:
 
 * an operand that already has the output's shape becomes a contiguous 1-D view (a copy only if it
@@ -48,9 +48,8 @@ So:
 import math
 
 import numpy as np
-from numba import types
-from numba.extending import overload
 
+from . import loops
 from .threads import PARALLEL_SIZE, blas_spinning, use_threads_for
 
 SMALL_SIZE = 4096
@@ -86,27 +85,16 @@ def flat_operand(a, shape, size):
     return np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(size)
 
 
-def item(x, i):
-    """Element ``i`` of a kernel operand: ``x[i]`` for an array, ``x`` itself for a scalar."""
-    return x[i] if isinstance(x, np.ndarray) else x
-
-
-@overload(item)
-def _item_in_numba(x, i):
-    """What numba compiles for ``item(x, i)``: chosen by x's type when the kernel is compiled."""
-    if isinstance(x, types.Array):
-        return lambda x, i: x[i]
-    return lambda x, i: x
-
-
 def _stretched(operands, shape):
     """Whether an operand of more than one element must be broadcast (a row, a column ...)."""
     return any(a.shape != shape and a.size != 1 for a in operands)
 
 
-def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=(), into=None):
-    """Broadcast ``operands``, run ``kernel(*flat_operands, *attrs, out)`` and return ``out``.
+def run_elementwise(loop, numpy_fn, *operands, out_dtype=None, attrs=(), into=None):
+    """Broadcast ``operands``, run ``loop(*flat_operands, *attrs, out)`` and return ``out``.
 
+    ``loop`` is the name of a loop in ``loops/elementwise.py``, looked up (and numba imported)
+    only when the loop, not NumPy, does the work.
     ``numpy_fn(*operands, *attrs)`` computes the same thing with NumPy; it is used for tiny arrays,
     and up to ``PARALLEL_SIZE`` when it is a single ufunc (see the module docstring).
     ``out_dtype`` defaults to the last operand's dtype (``where(cond, x, y)`` -> dtype of y).
@@ -138,5 +126,5 @@ def run_elementwise(kernel, numpy_fn, *operands, out_dtype=None, attrs=(), into=
     attrs = tuple(compute_dtype(operands[-1].dtype).type(v) for v in attrs)
     out = np.empty(shape, work_dtype) if into is None else into   # np.empty: reuses hugepages
     use_threads_for(size)
-    kernel(*flats, *attrs, out.reshape(size))   # a 1-D view of out's memory
+    getattr(loops.elementwise, loop)(*flats, *attrs, out.reshape(size))   # a 1-D view of out's memory
     return downcast(out, dtype)   # out itself, not a view: a later op may overwrite it

@@ -4,16 +4,16 @@ Convolution is "im2col + one matrix product". im2col copies every (KH, KW, C) in
 row of a patch matrix P (one row per output pixel, KH*KW*C columns), so that the convolution is
 ``P @ w.reshape(KH*KW*C, F)`` and BLAS does the arithmetic. Its two gradients are matrix products
 too: ``dw = P^T @ dy`` (BLAS reads P transposed where it lies; nothing is copied) and
-``dP = dy @ w^T``, which ``_col2im`` folds back onto the input (overlapping patches add up).
+``dP = dy @ w^T``, which ``col2im`` folds back onto the input (overlapping patches add up).
 
 Why: BLAS does these multiply-adds several times faster than a loop we could write, so our loops
 only move numbers. P is KH*KW (9) times bigger than the input, and the speed of the copy depends on
 how long the contiguous runs are, so P is built in one of two layouts:
 
-* many channels: ``_im2col`` writes P row by row; its innermost loop copies one window row, the
+* many channels: ``im2col`` writes P row by row; its innermost loop copies one window row, the
   KW pixels of which NHWC keeps next to each other with their C channels: a run of KW*C numbers.
 * few channels (C <= 4: grayscale or RGB images going into a first layer): runs of 1 to 4 numbers
-  cost more in loop overhead than in copying, so ``_im2col_transposed`` writes P^T (one row per
+  cost more in loop overhead than in copying, so ``im2col_transposed`` writes P^T (one row per
   filter tap, copied along image rows) and ``_patches`` returns its transpose as a view. np.matmul
   passes either memory order to BLAS as a flag, so the callers are the same for both.
 
@@ -27,36 +27,31 @@ Measured for the guide's CNN (batch 32, float32; layer 1 is 28x28x1 -> 26x26x16,
 26x26x16 -> 24x24x16), one thread, best of 25, milliseconds (OpenBLAS 0.3.31, Haswell kernels),
 before chunking:
 
-    layer 1 conv2d                 0.24   (im2col_transposed 0.10, matmul 0.13; 0.76 with _im2col)
-    layer 1 backprop_filter        0.27   (0.86 with _im2col)
-    layer 2 conv2d                 2.1    (_im2col 0.57, matmul 1.43)
-    layer 2 backprop_filter        2.0    (_im2col 0.57, matmul 1.54)
-    layer 2 backprop_input         1.9    (matmul 1.2, _col2im 0.7)
+    layer 1 conv2d                 0.24   (im2col_transposed 0.10, matmul 0.13; 0.76 with im2col)
+    layer 1 backprop_filter        0.27   (0.86 with im2col)
+    layer 2 conv2d                 2.1    (im2col 0.57, matmul 1.43)
+    layer 2 backprop_filter        2.0    (im2col 0.57, matmul 1.54)
+    layer 2 backprop_input         1.9    (matmul 1.2, col2im 0.7)
 
 so the matrix products are most of the time and the copies about a third; the few-channel layout
 made the first layer's two calls 3x faster. Chunking, measured on two threads in pairs (each
 call with and without it, alternately, 40 times): layer 2 conv2d 0.76-0.84x the time,
 backprop_input 0.57-0.84x, backprop_filter 0.87-1.0x; a whole training step 0.83-0.85x. Copying
-window rows as runs (rather than pixel by pixel) then took layer 2's _im2col from 0.47 to 0.28 ms
-and _col2im from 0.29 to 0.20 ms (one thread, 32 images).
+window rows as runs (rather than pixel by pixel) then took layer 2's im2col from 0.47 to 0.28 ms
+and col2im from 0.29 to 0.20 ms (one thread, 32 images).
 
 Padding follows TensorFlow: "VALID" uses only full windows; "SAME" gives ceil(in / stride)
 outputs and pads ``pad_total = max((out - 1) * stride + k - in, 0)``, ``pad_total // 2`` before.
-Padded positions are never read: im2col writes 0 there, and pooling windows are clipped to
-the input (max ignores them, avg divides by the number of real elements, as TF does).
 
-All loops run ``prange`` over the batch: each image is written by one thread, so the ``+=``
-of ``_col2im`` and of the pooling gradients never races.
+The loops named here (``im2col``, ``col2im``, pooling, softmax and the cross-entropies) are in
+``loops/nn.py``; this module shapes their inputs and outputs and calls them.
 """
 import numpy as np
-from numba import njit, prange
 
 from ..registry import register_kernel
-from .threads import blas_called, use_threads_for
+from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
-from .vecmath import vexp
-
-_kernel = njit(parallel=True, cache=True, error_model="numpy")
+from .threads import blas_called, use_threads_for
 
 
 def _out_and_pad(size, k, stride, padding):
@@ -75,15 +70,6 @@ def _geometry(in_hw, k_hw, strides, padding):
 
 
 # ----------------------------------------------------------------------------- bias
-@_kernel
-def _bias_add_rows(x, bias, out):
-    """out[r, c] = x[r, c] + bias[c]: every position (row) gets the row of channel biases."""
-    rows, channels = x.shape
-    for r in prange(rows):
-        for c in range(channels):
-            out[r, c] = x[r, c] + bias[c]
-
-
 @register_kernel("bias_add", "cpu")
 def bias_add(x, bias):
     """x (..., C) + bias (C,).
@@ -98,91 +84,11 @@ def bias_add(x, bias):
     out = np.empty_like(xc)
     rows = xc.size // xc.shape[-1]
     use_threads_for(xc.size, splits=rows)
-    _bias_add_rows(xc.reshape(rows, -1), b, out.reshape(rows, -1))
+    loops.nn.bias_add_rows(xc.reshape(rows, -1), b, out.reshape(rows, -1))
     return downcast(out, x.dtype)
 
 
 # ----------------------------------------------------------------------------- convolution
-@_kernel
-def _im2col(x, sh, sw, pt, pl, col):
-    """col[n, i, j, di, dj, c] = x[n, i*sh + di - pt, j*sw + dj - pl, c], or 0 in the padding.
-
-    The patch matrix row by row. In NHWC the KW pixels of one window row lie side by side, each
-    with its C channels, so inside the image each (di) row of a patch is one contiguous run of
-    KW*C numbers, copied by one simple loop. Only windows that overlap the padding go number by
-    number. (The test ``0 <= x0`` also tells LLVM that the indices are not negative, so it drops
-    numba's negative-index wraparound and vectorises the copy: 1.6-1.9x faster than number by number.)
-    """
-    n_img, h, w, n_c = x.shape
-    _, oh, ow, kh, kw, _ = col.shape
-    rows = x.reshape(n_img, h, w * n_c)                  # one image row: w pixels x C channels
-    runs = col.reshape(n_img, oh, ow, kh, kw * n_c)      # one window row: kw pixels x C channels
-    for n in prange(n_img):
-        for i in range(oh):
-            for j in range(ow):
-                x0 = j * sw - pl                         # the window's first column
-                for di in range(kh):
-                    y = i * sh + di - pt
-                    if 0 <= y < h and 0 <= x0 and x0 + kw <= w:   # the whole window row is inside
-                        for t in range(kw * n_c):
-                            runs[n, i, j, di, t] = rows[n, y, x0 * n_c + t]
-                        continue
-                    for dj in range(kw):                 # at the border: 0 in the padding
-                        xx = x0 + dj
-                        inside = 0 <= y < h and 0 <= xx < w
-                        for c in range(n_c):
-                            col[n, i, j, di, dj, c] = x[n, y, xx, c] if inside else 0
-
-
-@_kernel
-def _im2col_transposed(x, sh, sw, pt, pl, col_t):
-    """col_t[di, dj, c, n, i, j] = x[n, i*sh + di - pt, j*sw + dj - pl, c], or 0 in the padding.
-
-    The same numbers as _im2col, transposed: one row per filter tap (di, dj, c), holding that tap's
-    input value for every output pixel. The innermost loop walks along an image row, so with one
-    channel it is a long unit-stride copy instead of _im2col's one-number runs.
-    """
-    n_img, h, w, n_c = x.shape
-    kh, kw, _, _, oh, ow = col_t.shape
-    for n in prange(n_img):
-        for di in range(kh):
-            for dj in range(kw):
-                for c in range(n_c):
-                    for i in range(oh):
-                        y = i * sh + di - pt
-                        for j in range(ow):
-                            xx = j * sw + dj - pl
-                            inside = 0 <= y < h and 0 <= xx < w
-                            col_t[di, dj, c, n, i, j] = x[n, y, xx, c] if inside else 0
-
-
-@_kernel
-def _col2im(col, sh, sw, pt, pl, dx):
-    """The adjoint of _im2col: add every patch entry back onto the input position it came from.
-
-    Run by run where the window row is inside the image, as _im2col copies them.
-    """
-    n_img, h, w, n_c = dx.shape
-    _, oh, ow, kh, kw, _ = col.shape
-    rows = dx.reshape(n_img, h, w * n_c)
-    runs = col.reshape(n_img, oh, ow, kh, kw * n_c)
-    for n in prange(n_img):
-        for i in range(oh):
-            for j in range(ow):
-                x0 = j * sw - pl
-                for di in range(kh):
-                    y = i * sh + di - pt
-                    if 0 <= y < h and 0 <= x0 and x0 + kw <= w:
-                        for t in range(kw * n_c):
-                            rows[n, y, x0 * n_c + t] += runs[n, i, j, di, t]
-                        continue
-                    for dj in range(kw):
-                        xx = x0 + dj
-                        if 0 <= y < h and 0 <= xx < w:
-                            for c in range(n_c):
-                                dx[n, y, xx, c] += col[n, i, j, di, dj, c]
-
-
 # Up to this many input channels the patch matrix is built transposed. Measured for conv2d plus
 # backprop_filter on 32 28x28 images: the transposed layout is 3.1x faster with 1 channel, 2.0x
 # with 2, 1.4x with 4, and 0.8x (slower) with 8.
@@ -192,7 +98,7 @@ _FEW_CHANNELS = 4
 def _patches(x, k_hw, strides, padding):
     """im2col: the (N*OH*OW, KH*KW*C) patch matrix of ``x``, one row per output pixel.
 
-    With few channels it is a transposed view of what _im2col_transposed built. np.matmul hands
+    With few channels it is a transposed view of what im2col_transposed built. np.matmul hands
     either memory order straight to BLAS (as a transpose flag), so callers need not care.
     """
     n, h, w, c = x.shape
@@ -202,10 +108,10 @@ def _patches(x, k_hw, strides, padding):
     use_threads_for(n * oh * ow * kh * kw * c, splits=n)
     if c <= _FEW_CHANNELS:
         col_t = np.empty((kh, kw, c, n, oh, ow), x.dtype)
-        _im2col_transposed(x, sh, sw, pt, pl, col_t)
+        loops.nn.im2col_transposed(x, sh, sw, pt, pl, col_t)
         return col_t.reshape(kh * kw * c, n * oh * ow).T
     col = np.empty((n, oh, ow, kh, kw, c), x.dtype)
-    _im2col(x, sh, sw, pt, pl, col)
+    loops.nn.im2col(x, sh, sw, pt, pl, col)
     return col.reshape(n * oh * ow, kh * kw * c)
 
 
@@ -245,7 +151,7 @@ def conv2d(x, w, strides, padding):
 def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     """d conv2d / dx: dy (N, OH, OW, F), w (KH, KW, C, F) -> (N, H, W, C).
 
-    dP = dy @ w^T comes out row by row, so _col2im reads the row layout whatever C is.
+    dP = dy @ w^T comes out row by row, so col2im reads the row layout whatever C is.
     """
     dtype = dy.dtype
     dy, w = upcast(dy), upcast(w)
@@ -259,7 +165,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
         blas_called()
         dx_chunk = dx[images]
         use_threads_for(dcol.size, splits=dx_chunk.shape[0])
-        _col2im(dcol.reshape(dx_chunk.shape[0], oh, ow, kh, kw, c), strides[0], strides[1], pt, pl, dx_chunk)
+        loops.nn.col2im(dcol.reshape(dx_chunk.shape[0], oh, ow, kh, kw, c), strides[0], strides[1], pt, pl, dx_chunk)
     return downcast(dx, dtype)
 
 
@@ -278,90 +184,6 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
 
 
 # ----------------------------------------------------------------------------- pooling
-@_kernel
-def _max_pool(x, kh, kw, sh, sw, pt, pl, out):
-    n_img, h, w, n_c = x.shape
-    _, oh, ow, _ = out.shape
-    for n in prange(n_img):
-        for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
-            for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
-                for c in range(n_c):
-                    out[n, i, j, c] = x[n, y0, x0, c]
-                for y in range(y0, y1):
-                    for xx in range(x0, x1):
-                        for c in range(n_c):
-                            v = x[n, y, xx, c]
-                            if v > out[n, i, j, c] or v != v:   # v != v: nan wins, as in reduce_max
-                                out[n, i, j, c] = v
-
-
-@_kernel
-def _max_pool_grad(x, dy, kh, kw, sh, sw, pt, pl, dx):
-    """Each dy goes to the first maximum of its window (row-major order), as in TensorFlow.
-
-    Like _max_pool, the scan keeps channels innermost (contiguous in NHWC), so it tracks the best
-    value and its position for all C channels of a window at once.
-    """
-    n_img, h, w, n_c = x.shape
-    _, oh, ow, _ = dy.shape
-    for n in prange(n_img):
-        best = np.empty(n_c, x.dtype)            # scratch, one set per image (allocated inside prange)
-        best_y = np.empty(n_c, np.int64)
-        best_x = np.empty(n_c, np.int64)
-        for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
-            for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
-                for c in range(n_c):
-                    best[c], best_y[c], best_x[c] = x[n, y0, x0, c], y0, x0
-                for y in range(y0, y1):
-                    for xx in range(x0, x1):
-                        for c in range(n_c):
-                            v = x[n, y, xx, c]
-                            if v > best[c] or (v != v and best[c] == best[c]):   # the first nan wins
-                                best[c], best_y[c], best_x[c] = v, y, xx
-                for c in range(n_c):
-                    dx[n, best_y[c], best_x[c], c] += dy[n, i, j, c]
-
-
-@_kernel
-def _avg_pool(x, kh, kw, sh, sw, pt, pl, out):
-    n_img, h, w, n_c = x.shape
-    _, oh, ow, _ = out.shape
-    for n in prange(n_img):
-        acc = np.empty(n_c, np.float64)
-        for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
-            for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
-                acc[:] = 0
-                for y in range(y0, y1):
-                    for xx in range(x0, x1):
-                        for c in range(n_c):
-                            acc[c] += x[n, y, xx, c]
-                count = (y1 - y0) * (x1 - x0)   # real elements only: padding is not averaged in
-                for c in range(n_c):
-                    out[n, i, j, c] = acc[c] / count
-
-
-@_kernel
-def _avg_pool_grad(dy, kh, kw, sh, sw, pt, pl, dx):
-    n_img, h, w, n_c = dx.shape
-    _, oh, ow, _ = dy.shape
-    for n in prange(n_img):
-        for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
-            for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
-                count = (y1 - y0) * (x1 - x0)
-                for y in range(y0, y1):
-                    for xx in range(x0, x1):
-                        for c in range(n_c):
-                            dx[n, y, xx, c] += dy[n, i, j, c] / count
-
-
 def _pool_geometry(in_shape, ksize, strides, padding):
     oh, ow, pt, pl = _geometry(in_shape[1:3], ksize, strides, padding)
     return (in_shape[0], oh, ow, in_shape[3]), (ksize[0], ksize[1], strides[0], strides[1], pt, pl)
@@ -373,7 +195,7 @@ def max_pool2d(x, ksize, strides, padding):
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
     use_threads_for(xc.size, splits=xc.shape[0])
-    _max_pool(xc, *geo, out)
+    loops.nn.max_pool(xc, *geo, out)
     return downcast(out, x.dtype)
 
 
@@ -383,7 +205,7 @@ def max_pool2d_grad(x, dy, ksize, strides, padding):
     xc, dyc = np.ascontiguousarray(upcast(x)), np.ascontiguousarray(upcast(dy))
     dx = np.zeros(xc.shape, dyc.dtype)
     use_threads_for(xc.size, splits=xc.shape[0])
-    _max_pool_grad(xc, dyc, *geo, dx)
+    loops.nn.max_pool_grad(xc, dyc, *geo, dx)
     return downcast(dx, dy.dtype)
 
 
@@ -393,7 +215,7 @@ def avg_pool2d(x, ksize, strides, padding):
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
     use_threads_for(xc.size, splits=xc.shape[0])
-    _avg_pool(xc, *geo, out)
+    loops.nn.avg_pool(xc, *geo, out)
     return downcast(out, x.dtype)
 
 
@@ -403,60 +225,17 @@ def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
     dyc = np.ascontiguousarray(upcast(dy))
     dx = np.zeros(tuple(input_shape), dyc.dtype)
     use_threads_for(dx.size, splits=dx.shape[0])
-    _avg_pool_grad(dyc, *geo, dx)
+    loops.nn.avg_pool_grad(dyc, *geo, dx)
     return downcast(dx, dy.dtype)
 
 
 # ----------------------------------------------------------------------------- softmax family
-# The softmax family computes in float64 and calls vexp, a polynomial: compiled with "contract",
-# each of its multiply-adds is one FMA instruction (see vecmath.py).
-_math_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
-
-
-@njit(inline="always")
-def _exp_shifted_row(x, r, e):
-    """e[r, k] = exp(x[r, k] - max(x[r])); returns their sum and the row's logsumexp.
-
-    Subtracting the row max first means exp never overflows (the largest term is exactly 1).
-    ``e`` is the caller's output array: each exp is computed once and kept there, with no
-    scratch buffer to allocate per row.
-    """
-    n = x.shape[1]
-    m = np.float64(x[r, 0])
-    for k in range(1, n):
-        m = max(m, x[r, k])
-    for k in range(n):                  # no running sum in this loop, so LLVM vectorises it
-        e[r, k] = vexp(x[r, k] - m)
-    total = _row_sum(e, r)
-    return total, m + np.log(total)
-
-
-@njit(cache=True, fastmath={"reassoc"})
-def _row_sum(e, r):
-    """Sum of row r. "reassoc" lets LLVM keep several partial sums in a vector register instead
-    of adding one number at a time; it is kept out of vexp, whose rounding trick it would break."""
-    total = 0.0
-    for k in range(e.shape[1]):
-        total += e[r, k]
-    return total
-
-
-@_math_kernel
-def _softmax_rows(x, log, out):
-    """Softmax (or log-softmax) of each row."""
-    rows, n = x.shape
-    for r in prange(rows):
-        total, lse = _exp_shifted_row(x, r, out)
-        for k in range(n):
-            out[r, k] = x[r, k] - lse if log else out[r, k] / total
-
-
 def _softmax(x, axis, log):
     """Move ``axis`` last (a copy only if it is not last already), run the row kernel, move it back."""
     xc = np.ascontiguousarray(np.moveaxis(upcast(x), axis, -1))
     out = np.empty_like(xc)
     use_threads_for(xc.size, splits=xc.size // max(xc.shape[-1], 1))
-    _softmax_rows(xc.reshape(-1, xc.shape[-1]), log, out.reshape(-1, xc.shape[-1]))
+    loops.nn.softmax_rows(xc.reshape(-1, xc.shape[-1]), log, out.reshape(-1, xc.shape[-1]))
     return downcast(np.ascontiguousarray(np.moveaxis(out, -1, axis)), x.dtype)
 
 
@@ -470,38 +249,13 @@ def log_softmax(x, axis):
     return _softmax(x, axis, True)
 
 
-@_math_kernel
-def _xent(logits, labels, loss, backprop):
-    """loss = sum(labels * (logsumexp - logits)), backprop = softmax - labels; one pass per row."""
-    rows, n = logits.shape
-    for r in prange(rows):
-        total, lse = _exp_shifted_row(logits, r, backprop)
-        row_loss = 0.0
-        for k in range(n):
-            backprop[r, k] = backprop[r, k] / total - labels[r, k]
-            row_loss += labels[r, k] * (lse - logits[r, k])
-        loss[r] = row_loss
-
-
-@_math_kernel
-def _sparse_xent(logits, labels, loss, backprop):
-    """loss = logsumexp - logits[label], backprop = softmax - one_hot(label)."""
-    rows, n = logits.shape
-    for r in prange(rows):
-        total, lse = _exp_shifted_row(logits, r, backprop)
-        for k in range(n):
-            backprop[r, k] /= total
-        backprop[r, labels[r]] -= 1
-        loss[r] = lse - logits[r, labels[r]]
-
-
 @register_kernel("softmax_cross_entropy", "cpu")
 def softmax_cross_entropy(logits, labels):
     """logits, labels (N, C) -> (loss (N,), backprop (N, C)); labels are probabilities per row."""
     x, y = np.ascontiguousarray(upcast(logits)), np.ascontiguousarray(upcast(labels))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
     use_threads_for(x.size, splits=x.shape[0])
-    _xent(x, y, loss, backprop)
+    loops.nn.softmax_xent(x, y, loss, backprop)
     return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
 
 
@@ -511,5 +265,5 @@ def sparse_softmax_cross_entropy(logits, labels):
     x = np.ascontiguousarray(upcast(logits))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
     use_threads_for(x.size, splits=x.shape[0])
-    _sparse_xent(x, np.ascontiguousarray(labels), loss, backprop)
+    loops.nn.sparse_softmax_xent(x, np.ascontiguousarray(labels), loss, backprop)
     return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)

@@ -6,48 +6,18 @@ Every kernel sees its input as a 3-D array ``(outer, reduced, inner)``:
   are merged by a free ``reshape``: no copy, even for a reduction over the first axis;
 * any other set of axes is moved last with one transposing copy, giving ``(kept, reduced, 1)``.
 
-The loops run ``prange`` over ``outer``. With ``inner == 1`` (reducing the last axes) each row is
-summed into one scalar; otherwise a row of ``inner`` accumulators, allocated inside the prange
-loop so each thread has its own, is updated by a contiguous, vectorised inner loop.
-
-max and min of whole rows (``inner == 1``, which includes reducing all axes) work differently,
-because one running maximum is a chain of dependent compares, one element at a time:
-
-* ``BLOCK`` running maxima side by side take a row ``BLOCK`` elements at a time, and
-  ``running[k] = max(running[k], piece[b * BLOCK + k])`` over k is a loop LLVM turns into vector
-  compares and selects. What is left after the last whole block is a short scalar tail. (With 16
-  or 32 running values LLVM unrolls that loop into scalar code instead; 64 vectorises but spends
-  its time entering the short loop; 256 doubles the scalar work per row, the tail and combining
-  the running maxima, which shows on many short rows. 128 is the middle.)
-* with fewer rows than threads (one row when reducing all axes), rows are cut into pieces so
-  that every thread gets one; the piece maxima are then combined.
-* the max is written as a select, ``v if (v > m) | (v != v) else m``, and not as
-  ``if v > m or v != v: m = v``, whose branch stops vectorisation; ``v != v`` makes nan win,
-  as in NumPy.
-
-Measured on a (1000, 1000) float32 array, 2 threads: reduce_max over all axes takes 50 us, as
-NumPy, where one thread running the scalar loop took 330-540 us; over the last axis (1000 rows)
-200 us, from 300 us (NumPy: 115 us; its rows are still short enough for the tails to matter).
-
-Accuracy: float32 (and float16) sums and products accumulate in float64 and integers in int64,
-then are cast back to the input dtype (an int32 sum wraps like TensorFlow's). NumPy uses pairwise
-summation in the input dtype instead; a float64 accumulator is both simpler and, for float32,
-more accurate. float64 sums accumulate in float64: ``fastmath={"reassoc"}`` lets LLVM split the
-sum over several vector lanes (a few partial sums, which is also a little more accurate than one
-running sum). "reassoc" alone still honours nan and inf, unlike full fastmath.
+The loops that reduce that middle axis are in ``loops/reduce.py``, with how they are made fast
+and accurate. Below ``SMALL_SIZE`` elements NumPy does the work instead (see ``_reduce``).
 """
 import math
 from functools import partial
 
 import numpy as np
-from numba import njit, prange
 
 from ..registry import register_kernel
+from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
 from .threads import blas_spinning, use_threads_for
-
-_kernel = njit(parallel=True, cache=True, error_model="numpy")
-_sum_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc"})
 
 
 def _as_3d(x, axes):
@@ -71,117 +41,19 @@ def _accumulator(dtype):
     return np.float64 if dtype.kind == "f" else np.int64
 
 
-@_sum_kernel
-def _sum(x, zero, out):
-    outer, reduced, inner = x.shape
-    for p in prange(outer):
-        if inner == 1:
-            acc = zero
-            for r in range(reduced):
-                acc += x[p, r, 0]
-            out[p, 0] = acc
-        else:
-            accs = np.full(inner, zero)
-            for r in range(reduced):
-                for q in range(inner):
-                    accs[q] += x[p, r, q]
-            out[p, :] = accs
-
-
-@_sum_kernel
-def _prod(x, one, out):
-    outer, reduced, inner = x.shape
-    for p in prange(outer):
-        if inner == 1:
-            acc = one
-            for r in range(reduced):
-                acc *= x[p, r, 0]
-            out[p, 0] = acc
-        else:
-            accs = np.full(inner, one)
-            for r in range(reduced):
-                for q in range(inner):
-                    accs[q] *= x[p, r, q]
-            out[p, :] = accs
-
-
-# ----------------------------------------------------------------------------- max / min
-BLOCK = 128   # running maxima (minima) side by side in a row reduction; see the module docstring
-
-
-@njit(inline="always")
-def _larger(m, v):
-    """max(m, v) where nan wins, as in NumPy: v != v only for nan, and a nan m is kept.
-
-    ``|`` rather than ``or``: both comparisons are always made, so LLVM can use a vector select
-    instead of a branch per element.
-    """
-    return v if (v > m) | (v != v) else m
-
-
-@njit(inline="always")
-def _smaller(m, v):
-    return v if (v < m) | (v != v) else m
-
-
-@njit(inline="always")
-def _extreme(m, v, largest):
-    """The larger of m and v if ``largest``, else the smaller. ``largest`` is the same for a whole
-    kernel call, so LLVM hoists the test out of the loop and vectorises both versions."""
-    return _larger(m, v) if largest else _smaller(m, v)
-
-
-@_kernel
-def _max_min(x, largest, out):
-    """out[p, q] = max (min) over r of x[p, r, q], for inner > 1: a row of running maxima."""
-    outer, reduced, inner = x.shape
-    for p in prange(outer):
-        out[p, :] = x[p, 0, :]
-        for r in range(1, reduced):
-            for q in range(inner):
-                out[p, q] = _extreme(out[p, q], x[p, r, q], largest)
-
-
-@_kernel
-def _max_min_rows(x, parts, largest, out):
-    """out[p] = max (min) of row x[p], each row cut into ``parts`` pieces that the threads share."""
-    rows, n = x.shape
-    piece_best = np.empty((rows, parts), x.dtype)
-    for t in prange(rows * parts):
-        p, s = t // parts, t % parts
-        piece = x[p, n * s // parts:n * (s + 1) // parts]
-        blocks = len(piece) // BLOCK
-        m = piece[0]
-        if blocks > 0:
-            running = piece[:BLOCK].copy()   # BLOCK running maxima, one per position in a block
-            for b in range(1, blocks):
-                for k in range(BLOCK):
-                    running[k] = _extreme(running[k], piece[b * BLOCK + k], largest)
-            for k in range(BLOCK):
-                m = _extreme(m, running[k], largest)
-        for i in range(blocks * BLOCK, len(piece)):
-            m = _extreme(m, piece[i], largest)
-        piece_best[p, s] = m
-    for p in range(rows):
-        m = piece_best[p, 0]
-        for s in range(1, parts):
-            m = _extreme(m, piece_best[p, s], largest)
-        out[p] = m
-
-
 def _max_or_min(largest, x3, out):
     """Whole rows reduced (inner == 1): rows split over the threads; else a row of running values."""
     outer, reduced, inner = x3.shape
     if inner > 1:
-        _max_min(x3, largest, out)
+        loops.reduce.max_min(x3, largest, out)
         return
     threads = use_threads_for(x3.size)
     parts = 1 if outer >= threads else min(math.ceil(threads / outer), reduced)   # a piece for every thread
-    _max_min_rows(x3.reshape(outer, reduced), parts, largest, out.reshape(outer))
+    loops.reduce.max_min_rows(x3.reshape(outer, reduced), parts, largest, out.reshape(outer))
 
 
 def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, numpy_after_blas=False, **numpy_kwargs):
-    """Shared driver: 3-D view, ``run(x3, out2)``, then the result's shape.
+    """Shared driver: 3-D view, ``run(x3, out2)`` (which calls a loop), then the result's shape.
 
     Below ``SMALL_SIZE`` elements ``numpy_fn`` does the work instead: waking the numba threads
     costs more than reducing a (32, 128) batch (measured 41 us against 1.5 us for NumPy). It is a
@@ -217,13 +89,15 @@ def _highest(dtype):
 @register_kernel("reduce_sum", "cpu")
 def reduce_sum(x, axis, keepdims):
     zero = _accumulator(x.dtype)(0)
-    return _reduce(x, axis, keepdims, lambda x3, out: _sum(x3, zero, out), 0, np.add.reduce, dtype=zero.dtype)
+    return _reduce(x, axis, keepdims, lambda x3, out: loops.reduce.reduce_sum(x3, zero, out), 0,
+                   np.add.reduce, dtype=zero.dtype)
 
 
 @register_kernel("reduce_prod", "cpu")
 def reduce_prod(x, axis, keepdims):
     one = _accumulator(x.dtype)(1)
-    return _reduce(x, axis, keepdims, lambda x3, out: _prod(x3, one, out), 1, np.multiply.reduce, dtype=one.dtype)
+    return _reduce(x, axis, keepdims, lambda x3, out: loops.reduce.reduce_prod(x3, one, out), 1,
+                   np.multiply.reduce, dtype=one.dtype)
 
 
 @register_kernel("reduce_max", "cpu")
@@ -250,73 +124,31 @@ def reduce_all(x, axis, keepdims):
 
 
 # ----------------------------------------------------------------------------- argmax / argmin
-@_kernel
-def _argmax(x, out):
-    """Index of the first largest value along axis 1 of (outer, n, inner); a nan counts as largest."""
-    outer, n, inner = x.shape
-    for p in prange(outer):
-        for q in range(inner):
-            best, where = x[p, 0, q], 0
-            for r in range(1, n):
-                v = x[p, r, q]
-                if v > best or (v != v and best == best):
-                    best, where = v, r
-            out[p, q] = where
-
-
-@_kernel
-def _argmin(x, out):
-    outer, n, inner = x.shape
-    for p in prange(outer):
-        for q in range(inner):
-            best, where = x[p, 0, q], 0
-            for r in range(1, n):
-                v = x[p, r, q]
-                if v < best or (v != v and best == best):
-                    best, where = v, r
-            out[p, q] = where
-
-
-def _arg(kernel, x, axis):
+def _arg(loop, x, axis):
+    """argmax or argmin (``loop`` names the loop) along ``axis``."""
     x3, kept_shape = _as_3d(upcast(x), (axis,))
     out = np.empty((x3.shape[0], x3.shape[2]), np.int64)
     use_threads_for(x3.size, splits=x3.shape[0])
-    kernel(x3, out)
+    getattr(loops.reduce, loop)(x3, out)
     return out.reshape(kept_shape)
 
 
 @register_kernel("argmax", "cpu")
 def argmax(x, axis):
-    return _arg(_argmax, x, axis)
+    return _arg("argmax", x, axis)
 
 
 @register_kernel("argmin", "cpu")
 def argmin(x, axis):
-    return _arg(_argmin, x, axis)
+    return _arg("argmin", x, axis)
 
 
 # ----------------------------------------------------------------------------- cumsum
-@_kernel
-def _cumsum(x, zero, exclusive, reverse, out):
-    outer, n, inner = x.shape
-    for p in prange(outer):
-        accs = np.full(inner, zero)
-        for step in range(n):
-            r = n - 1 - step if reverse else step
-            for q in range(inner):
-                if exclusive:
-                    out[p, r, q] = accs[q]
-                    accs[q] += x[p, r, q]
-                else:
-                    accs[q] += x[p, r, q]
-                    out[p, r, q] = accs[q]
-
-
 @register_kernel("cumsum", "cpu")
 def cumsum(x, axis, exclusive=False, reverse=False):
     """Running sum along ``axis`` (``exclusive``: each element leaves itself out; ``reverse``: from the end)."""
     x3, _ = _as_3d(upcast(x), (axis,))
     out = np.empty_like(x3)
     use_threads_for(x3.size, splits=x3.shape[0])
-    _cumsum(x3, _accumulator(x.dtype)(0), exclusive, reverse, out)
+    loops.reduce.cumsum(x3, _accumulator(x.dtype)(0), exclusive, reverse, out)
     return downcast(out.reshape(x.shape), x.dtype)

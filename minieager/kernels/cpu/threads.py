@@ -42,8 +42,6 @@ thread, and numba is called only when the wanted count differs from it (a call c
 import threading
 import time
 
-import numba
-
 from ... import config
 
 PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
@@ -79,6 +77,7 @@ def use_threads_for(size, splits=2):
     """
     wanted = config.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 and not blas_spinning() else 1
     if getattr(_this_thread, "count", None) != wanted:
+        import numba   # here, not at the top: only a numba loop needs it (see loops/__init__.py)
         numba.set_num_threads(wanted)
         _this_thread.count = wanted
     return wanted

@@ -1,0 +1,22 @@
+"""The numba loops behind the CPU kernels: ``elementwise``, ``reduce`` and ``nn``.
+
+These modules, with ``vecmath`` (the vectorisable exp and tanh they share), are the only ones
+in minieager that import numba, and nothing imports them when minieager is imported. The
+kernels one folder up name a loop where they call it (``loops.reduce.argmax(x3, out)``), and the
+first such call imports its module through ``__getattr__`` below, and numba with it.
+
+Why: importing numba takes 0.2-0.4 s on a small machine, most of ``import minieager``, while a
+tiny tensor (every example of the first notebooks) is computed by NumPy and never reaches a
+loop. So a session that only adds and multiplies small tensors never pays for numba; the first
+loop that runs pays for it once, and then loads its compiled code from numba's disk cache.
+"""
+import importlib
+
+_FAMILIES = ("elementwise", "nn", "reduce")
+
+
+def __getattr__(name):
+    # Called only while ``name`` is not yet an attribute: importing a submodule makes it one.
+    if name in _FAMILIES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
