@@ -31,14 +31,13 @@ def sparse_softmax_cross_entropy(labels, logits):
     logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
     if labels.ndim == 2 and labels.shape[1] == 1 and logits.ndim == 2:
         labels = reshape(labels, (-1,))    # Keras-style (batch, 1) labels
-    return reduce_mean(nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    return nn_ops.mean_sparse_softmax_cross_entropy(labels, logits)
 
 
 def softmax_cross_entropy(onehot_labels, logits):
     """Cross-entropy of one-hot (or probability) labels against ``logits`` (batch, classes), averaged."""
     logits = convert_to_tensor(logits)
-    return reduce_mean(nn_ops.softmax_cross_entropy_with_logits(
-        labels=_float_labels(onehot_labels, logits), logits=logits))
+    return nn_ops.mean_softmax_cross_entropy(_float_labels(onehot_labels, logits), logits)
 
 
 def binary_crossentropy(labels, logits_or_probs, from_logits=False):

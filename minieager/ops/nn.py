@@ -39,16 +39,18 @@ def _tapes_recording():
     return any(getattr(o, "_recording", False) for o in recording.observers)
 
 
-def _xent_vjp(dys, logits, labels, out):
+def _xent_vjp(dys, logits, labels, out, mean=False):
     dloss = dys[0]
     if dloss is None:
         return None, None
-    dloss = expand_dims(dloss, -1)
+    if not mean:
+        dloss = expand_dims(dloss, -1)     # one per row; the mean's dloss is a scalar
     if _tapes_recording():
         # An outer tape is recording this backward pass: use differentiable ops so it can go on.
         target = labels if labels.dtype.is_floating else _one_hot_like(labels, logits)
-        return ew.multiply(dloss, ew.subtract(softmax(logits), target)), None
-    return ew.multiply(dloss, out[1]), None   # the kernel's softmax - labels, computed in the forward
+        grad = ew.subtract(softmax(logits), target)
+        return ew.multiply(dloss, ew.divide(grad, logits.shape[0]) if mean else grad), None
+    return ew.multiply(dloss, out[1]), None   # the kernel's (softmax - labels) [/ N], computed in the forward
 
 
 def _one_hot_like(labels, logits):
@@ -60,21 +62,38 @@ _softmax_xent = Op("softmax_cross_entropy", ("logits", "labels"), "-sum(labels *
                    ("dy * (softmax(logits) - labels)", None), vjp=_xent_vjp, num_outputs=2)
 _sparse_softmax_xent = Op("sparse_softmax_cross_entropy", ("logits", "labels"), "-log_softmax(logits)[label]",
                           ("dy * (softmax(logits) - one_hot(label))", None), vjp=_xent_vjp, num_outputs=2)
+# The batch means that me.losses returns: the same kernels called with mean=True, one op instead of
+# three (cross-entropy, reduce_sum, divide) forward and one instead of five backward.
+_softmax_xent_mean = Op("softmax_cross_entropy", ("logits", "labels"),
+                        "mean over rows of -sum(labels * log_softmax(logits))",
+                        ("dy * (softmax(logits) - labels) / batch", None), vjp=_xent_vjp, num_outputs=2)
+_sparse_softmax_xent_mean = Op("sparse_softmax_cross_entropy", ("logits", "labels"),
+                               "mean over rows of -log_softmax(logits)[label]",
+                               ("dy * (softmax(logits) - one_hot(label)) / batch", None), vjp=_xent_vjp,
+                               num_outputs=2)
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Per-example cross-entropy between label distributions and unnormalised logits (N, C)."""
+def _xent_operands(labels, logits):
     logits, labels = operands("softmax_cross_entropy_with_logits", logits, labels)
     check_float("softmax_cross_entropy_with_logits", logits)
     if logits.ndim != 2 or labels.shape != logits.shape:
         raise InvalidArgumentError(
             f"softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels the same shape; "
             f"got logits {tuple(logits.shape)} and labels {tuple(labels.shape)}.")
-    return _softmax_xent(logits, labels)[0]
+    return logits, labels
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
-    """Per-example cross-entropy with integer class labels (N,) and logits (N, C)."""
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """Per-example cross-entropy between label distributions and unnormalised logits (N, C)."""
+    return _softmax_xent(*_xent_operands(labels, logits))[0]
+
+
+def mean_softmax_cross_entropy(labels, logits):
+    """The batch mean of ``softmax_cross_entropy_with_logits``, as one op (``me.losses`` uses it)."""
+    return _softmax_xent_mean(*_xent_operands(labels, logits), mean=True)[0]
+
+
+def _sparse_xent_operands(labels, logits):
     logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
     check_float("sparse_softmax_cross_entropy_with_logits", logits)
     if not labels.dtype.is_integer:
@@ -92,7 +111,17 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside the "
             f"valid range of [0, {classes}). Labels must be class indices for logits with {classes} classes.")
-    return _sparse_softmax_xent(logits, labels)[0]
+    return logits, labels
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """Per-example cross-entropy with integer class labels (N,) and logits (N, C)."""
+    return _sparse_softmax_xent(*_sparse_xent_operands(labels, logits))[0]
+
+
+def mean_sparse_softmax_cross_entropy(labels, logits):
+    """The batch mean of ``sparse_softmax_cross_entropy_with_logits``, as one op (``me.losses`` uses it)."""
+    return _sparse_softmax_xent_mean(*_sparse_xent_operands(labels, logits), mean=True)[0]
 
 
 # ---- bias -----------------------------------------------------------------------------------------

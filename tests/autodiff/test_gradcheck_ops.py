@@ -334,6 +334,13 @@ def test_sparse_softmax_cross_entropy_with_logits():
           normal(3, 4))
 
 
+def test_losses_cross_entropy_batch_means():
+    """me.losses' cross-entropies are one op each (the kernel with mean=True), with their own gradient."""
+    probabilities = me.constant(RNG.dirichlet(np.ones(4), size=3))
+    check(lambda logits: me.losses.softmax_cross_entropy(probabilities, logits), normal(3, 4))
+    check(lambda logits: me.losses.sparse_softmax_cross_entropy(me.constant([3, 0, 3]), logits), normal(3, 4))
+
+
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 3, 4), (4, 8, 8, 16)], ids=str)   # the last: the kernel's loop
 def test_bias_add(shape):
     check(lambda v, b: me.nn.bias_add(v, b), normal(*shape), normal(shape[-1]))

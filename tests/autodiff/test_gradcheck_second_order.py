@@ -39,6 +39,10 @@ SECOND_ORDER = {
         labels=me.constant(np.full((2, 3), 1 / 3)), logits=x), [(2, 3)]),
     "sparse_softmax_cross_entropy": (lambda x: me.nn.sparse_softmax_cross_entropy_with_logits(
         labels=me.constant([2, 0]), logits=x), [(2, 3)]),
+    "losses.softmax_cross_entropy": (lambda x: me.losses.softmax_cross_entropy(
+        me.constant(np.full((2, 3), 1 / 3)), x), [(2, 3)]),
+    "losses.sparse_softmax_cross_entropy": (lambda x: me.losses.sparse_softmax_cross_entropy(
+        me.constant([2, 0]), x) * me.reduce_sum(x), [(2, 3)]),
     "reduce_logsumexp": (lambda x: me.reduce_logsumexp(x, axis=1), [(2, 3)]),
     "divide_and_log": (lambda a, b: me.log(a * a + 1.0) / (b * b + 1.0), [(3,), (3,)]),
     "getitem_and_gather": (lambda x: me.exp(x[::2]) * me.gather(x, me.constant([3, 3])), [(4,)]),

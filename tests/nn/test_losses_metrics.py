@@ -32,6 +32,27 @@ def test_sparse_softmax_cross_entropy_is_the_batch_mean_and_stable():
     np.testing.assert_allclose(grad, (np.exp(log_softmax(LOGITS)) - np.eye(3)[LABELS]) / 3, atol=1e-6)
 
 
+@pytest.mark.parametrize("loss_fn, per_example, labels", [
+    (me.losses.sparse_softmax_cross_entropy, me.nn.sparse_softmax_cross_entropy_with_logits, LABELS),
+    (me.losses.softmax_cross_entropy, me.nn.softmax_cross_entropy_with_logits,
+     np.eye(3, dtype=np.float32)[LABELS])], ids=["sparse", "dense"])
+def test_cross_entropy_losses_are_one_op_matching_the_mean_of_the_per_example_losses(loss_fn, per_example, labels):
+    logits = me.Variable(LOGITS[:2] * 3)
+    with me.GradientTape(persistent=True) as tape:
+        loss = loss_fn(labels[:2], logits)
+        composed = me.reduce_mean(per_example(labels=labels[:2], logits=logits))
+    ops = [r.op_name for r in tape.records]
+    assert ops[0] == per_example.__name__.replace("_with_logits", "") and ops[1:] == [ops[0], "reduce_sum", "divide"]
+    assert tape.records[0].attrs == {"mean": True} and "/ batch" in tape.records[0].rule[0]
+    assert float(loss) == pytest.approx(float(composed), rel=1e-6)
+    np.testing.assert_allclose(tape.gradient(loss, logits), tape.gradient(composed, logits), rtol=1e-6, atol=1e-7)
+
+
+def test_cross_entropy_of_an_empty_batch_is_nan_as_reduce_mean_gives():
+    loss = me.losses.sparse_softmax_cross_entropy(np.zeros(0, np.int32), np.zeros((0, 3), np.float32))
+    assert loss.shape == () and loss.dtype == me.float32 and np.isnan(float(loss))
+
+
 def test_softmax_cross_entropy_with_one_hot_labels():
     onehot = np.eye(3, dtype=np.float32)[LABELS]
     loss = me.losses.softmax_cross_entropy(onehot, LOGITS)

@@ -249,21 +249,32 @@ def log_softmax(x, axis):
     return _softmax(x, axis, True)
 
 
+def _xent_outputs(loss, backprop, dtype, mean):
+    """(loss (N,), backprop), or with ``mean`` (the mean loss as a 0-d array, backprop), in ``dtype``."""
+    if mean:   # summed in float64, as reduce_mean does; an empty batch gives nan, as reduce_mean does
+        loss = np.asarray(loss.sum(dtype=np.float64) / loss.size if loss.size else np.nan, loss.dtype)
+    return downcast(loss, dtype), downcast(backprop, dtype)
+
+
 @register_kernel("softmax_cross_entropy", "cpu")
-def softmax_cross_entropy(logits, labels):
-    """logits, labels (N, C) -> (loss (N,), backprop (N, C)); labels are probabilities per row."""
+def softmax_cross_entropy(logits, labels, mean=False):
+    """logits, labels (N, C) -> (loss (N,), backprop (N, C)); labels are probabilities per row.
+
+    With ``mean``: the batch's mean loss, and backprop divided by N (its gradient).
+    """
     x, y = np.ascontiguousarray(upcast(logits)), np.ascontiguousarray(upcast(labels))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
     use_threads_for(x.size, splits=x.shape[0])
-    loops.nn.softmax_xent(x, y, loss, backprop)
-    return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
+    loops.nn.softmax_xent(x, y, 1.0 / max(len(x), 1) if mean else 1.0, loss, backprop)
+    return _xent_outputs(loss, backprop, logits.dtype, mean)
 
 
 @register_kernel("sparse_softmax_cross_entropy", "cpu")
-def sparse_softmax_cross_entropy(logits, labels):
-    """logits (N, C), integer labels (N,) in [0, C) -> (loss (N,), backprop (N, C))."""
+def sparse_softmax_cross_entropy(logits, labels, mean=False):
+    """logits (N, C), integer labels (N,) in [0, C) -> (loss (N,), backprop (N, C)); ``mean`` as above."""
     x = np.ascontiguousarray(upcast(logits))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
     use_threads_for(x.size, splits=x.shape[0])
-    loops.nn.sparse_softmax_xent(x, np.ascontiguousarray(labels), loss, backprop)
-    return downcast(loss, logits.dtype), downcast(backprop, logits.dtype)
+    loops.nn.sparse_softmax_xent(x, np.ascontiguousarray(labels), 1.0 / max(len(x), 1) if mean else 1.0,
+                                 loss, backprop)
+    return _xent_outputs(loss, backprop, logits.dtype, mean)

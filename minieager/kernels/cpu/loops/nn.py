@@ -234,25 +234,25 @@ def softmax_rows(x, log, out):
 
 
 @_math_kernel
-def softmax_xent(logits, labels, loss, backprop):
-    """loss = sum(labels * (logsumexp - logits)), backprop = softmax - labels; one pass per row."""
+def softmax_xent(logits, labels, scale, loss, backprop):
+    """loss = sum(labels * (logsumexp - logits)), backprop = (softmax - labels) * scale; one pass per row."""
     rows, n = logits.shape
     for r in prange(rows):
         total, lse = _exp_shifted_row(logits, r, backprop)
         row_loss = 0.0
         for k in range(n):
-            backprop[r, k] = backprop[r, k] / total - labels[r, k]
+            backprop[r, k] = (backprop[r, k] / total - labels[r, k]) * scale
             row_loss += labels[r, k] * (lse - logits[r, k])
         loss[r] = row_loss
 
 
 @_math_kernel
-def sparse_softmax_xent(logits, labels, loss, backprop):
-    """loss = logsumexp - logits[label], backprop = softmax - one_hot(label)."""
+def sparse_softmax_xent(logits, labels, scale, loss, backprop):
+    """loss = logsumexp - logits[label], backprop = (softmax - one_hot(label)) * scale."""
     rows, n = logits.shape
     for r in prange(rows):
         total, lse = _exp_shifted_row(logits, r, backprop)
         for k in range(n):
-            backprop[r, k] /= total
-        backprop[r, labels[r]] -= 1
+            backprop[r, k] = backprop[r, k] / total * scale
+        backprop[r, labels[r]] -= scale
         loss[r] = lse - logits[r, labels[r]]
