@@ -124,23 +124,23 @@ def reduce_all(x, axis, keepdims):
 
 
 # ----------------------------------------------------------------------------- argmax / argmin
-def _arg(loop, x, axis):
-    """argmax or argmin (``loop`` names the loop) along ``axis``."""
+def _arg(x, axis, largest):
+    """argmax (``largest``) or argmin along ``axis``."""
     x3, kept_shape = _as_3d(upcast(x), (axis,))
     out = np.empty((x3.shape[0], x3.shape[2]), np.int64)
     use_threads_for(x3.size, splits=x3.shape[0])
-    getattr(loops.reduce, loop)(x3, out)
+    loops.reduce.arg_extreme(x3, largest, out)
     return out.reshape(kept_shape)
 
 
 @register_kernel("argmax", "cpu")
 def argmax(x, axis):
-    return _arg("argmax", x, axis)
+    return _arg(x, axis, largest=True)
 
 
 @register_kernel("argmin", "cpu")
 def argmin(x, axis):
-    return _arg("argmin", x, axis)
+    return _arg(x, axis, largest=False)
 
 
 # ----------------------------------------------------------------------------- cumsum

@@ -2,8 +2,9 @@
 
 These modules, with ``vecmath`` (the vectorisable exp and tanh they share), are the only ones
 in minieager that import numba, and nothing imports them when minieager is imported. The
-kernels one folder up name a loop where they call it (``loops.reduce.argmax(x3, out)``), and the
-first such call imports its module through ``__getattr__`` below, and numba with it.
+kernels one folder up name a loop where they call it
+(``loops.reduce.arg_extreme(x3, largest, out)``), and the first such call imports its module
+through ``__getattr__`` below, and numba with it.
 
 Why: importing numba takes 0.2-0.4 s on a small machine, most of ``import minieager``, while a
 tiny tensor (every example of the first notebooks) is computed by NumPy and never reaches a

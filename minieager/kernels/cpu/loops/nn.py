@@ -110,15 +110,22 @@ def col2im(col, sh, sw, pt, pl, dx):
 
 
 # ----------------------------------------------------------------------------- pooling
+@njit(inline="always")
+def _window(i, stride, pad, k, size):
+    """[start, stop) of output position i's window along one axis, clipped to the input."""
+    start = i * stride - pad
+    return max(start, 0), min(start + k, size)
+
+
 @_kernel
 def max_pool(x, kh, kw, sh, sw, pt, pl, out):
     n_img, h, w, n_c = x.shape
     _, oh, ow, _ = out.shape
     for n in prange(n_img):
         for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            y0, y1 = _window(i, sh, pt, kh, h)
             for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                x0, x1 = _window(j, sw, pl, kw, w)
                 for c in range(n_c):
                     out[n, i, j, c] = x[n, y0, x0, c]
                 for y in range(y0, y1):
@@ -143,9 +150,9 @@ def max_pool_grad(x, dy, kh, kw, sh, sw, pt, pl, dx):
         best_y = np.empty(n_c, np.int64)
         best_x = np.empty(n_c, np.int64)
         for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            y0, y1 = _window(i, sh, pt, kh, h)
             for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                x0, x1 = _window(j, sw, pl, kw, w)
                 for c in range(n_c):
                     best[c], best_y[c], best_x[c] = x[n, y0, x0, c], y0, x0
                 for y in range(y0, y1):
@@ -165,9 +172,9 @@ def avg_pool(x, kh, kw, sh, sw, pt, pl, out):
     for n in prange(n_img):
         acc = np.empty(n_c, np.float64)
         for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            y0, y1 = _window(i, sh, pt, kh, h)
             for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                x0, x1 = _window(j, sw, pl, kw, w)
                 acc[:] = 0
                 for y in range(y0, y1):
                     for xx in range(x0, x1):
@@ -184,9 +191,9 @@ def avg_pool_grad(dy, kh, kw, sh, sw, pt, pl, dx):
     _, oh, ow, _ = dy.shape
     for n in prange(n_img):
         for i in range(oh):
-            y0, y1 = max(i * sh - pt, 0), min(i * sh - pt + kh, h)
+            y0, y1 = _window(i, sh, pt, kh, h)
             for j in range(ow):
-                x0, x1 = max(j * sw - pl, 0), min(j * sw - pl + kw, w)
+                x0, x1 = _window(j, sw, pl, kw, w)
                 count = (y1 - y0) * (x1 - x0)
                 for y in range(y0, y1):
                     for xx in range(x0, x1):

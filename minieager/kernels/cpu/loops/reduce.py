@@ -140,28 +140,16 @@ def max_min_rows(x, parts, largest, out):
 
 # ----------------------------------------------------------------------------- argmax / argmin
 @_kernel
-def argmax(x, out):
-    """Index of the first largest value along axis 1 of (outer, n, inner); a nan counts as largest."""
+def arg_extreme(x, largest, out):
+    """Index of the first largest (smallest) value along axis 1 of (outer, n, inner); a nan wins."""
     outer, n, inner = x.shape
     for p in prange(outer):
         for q in range(inner):
             best, where = x[p, 0, q], 0
             for r in range(1, n):
                 v = x[p, r, q]
-                if v > best or (v != v and best == best):
-                    best, where = v, r
-            out[p, q] = where
-
-
-@_kernel
-def argmin(x, out):
-    outer, n, inner = x.shape
-    for p in prange(outer):
-        for q in range(inner):
-            best, where = x[p, 0, q], 0
-            for r in range(1, n):
-                v = x[p, r, q]
-                if v < best or (v != v and best == best):
+                beats = v > best if largest else v < best
+                if beats or (v != v and best == best):
                     best, where = v, r
             out[p, q] = where
 
