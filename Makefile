@@ -7,6 +7,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 # pip reruns only when pyproject.toml is newer than this stamp (it lives and dies with the venv).
 STAMP  := $(VENV)/.minieager-installed
+# `make warmup` has filled numba's cache for the loops as they are now (see the warmup rule).
+WARM   := $(VENV)/.minieager-warm
 
 # Optional: the benchmarks compare against PyTorch when it is importable. A "+cpu" version is
 # only ever a local or CPU-index wheel (PyPI serves none), so this never pulls the multi-gigabyte
@@ -17,7 +19,7 @@ TORCH  ?= torch==2.13.0+cpu
 # executed top to bottom by nbval in this venv's kernel. Folders not created yet are left out.
 PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks) --nbval --nbval-current-env
 
-.PHONY: test test-fast lab bench clean
+.PHONY: test test-fast lab bench warmup clean
 
 test: $(STAMP)
 	$(PYTEST)
@@ -27,12 +29,21 @@ test-fast: $(STAMP)
 	$(PYTEST) -m "not browser"
 
 # Jupyter refuses to start as root unless told to (CI machines and containers often are root).
-lab: $(STAMP)
+lab: $(WARM)
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Each bench script prints its own table; stop at the first one that fails.
 bench: $(STAMP)
 	@set -e; for f in $(sort $(wildcard bench/bench_*.py)); do echo "== $$f"; $(PY) $$f; done
+
+# Compile every numba loop into numba's cache once, so that no notebook waits for a compiler
+# (python -m minieager.warmup). Redone only when a loop changes, since numba's cache is keyed
+# by the loop's source file.
+warmup: $(WARM)
+
+$(WARM): $(STAMP) minieager/warmup.py $(wildcard minieager/kernels/cpu/loops/*.py)
+	$(PY) -m minieager.warmup
+	touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

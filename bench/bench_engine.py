@@ -1,4 +1,4 @@
-"""Engine benchmarks: the guide's matmul loop, per-op overhead, an elementwise chain, cold start.
+"""Engine benchmarks: the guide's matmul loop, per-op overhead, an elementwise chain, cold start and warm-up.
 
 Run: .venv/bin/python bench/bench_engine.py   (or `make bench`)
 """
@@ -85,11 +85,11 @@ def elementwise_chain():
     print_table(rows, ["elements", "minieager ms", "numpy ms"], ratios=[("minieager ms", "numpy ms")])
 
 
-def _fresh_python(code):
+def _fresh_python(code, env=None):
     """Seconds a fresh interpreter takes to run ``code`` (measured inside it, so start-up is excluded)."""
     script = f"import time; t0 = time.perf_counter(); {code}; print(time.perf_counter() - t0)"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env=dict(os.environ))
+                         env=env or dict(os.environ))
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -111,24 +111,58 @@ def cold_start():
                  ["first numba loop (imports numba), warm cache", first_loop[2]]], ["", "seconds"])
 
 
-def notebook_01_runtime():
-    """Running notebook 01 top to bottom with a cold and with a warm numba cache."""
-    import tempfile
-    nb = os.path.join(os.path.dirname(__file__), "..", "notebooks", "01_setup_and_basic_usage.ipynb")
+# The first uses a learner waits for, each timed in a fresh process from after `import minieager`.
+_FIRST_USES = {
+    "first Conv2D (forward)": "x = me.random.normal([32, 28, 28, 1], seed=0); layer = me.layers.Conv2D(32, 3); "
+                              "t = time.perf_counter(); layer(x).numpy(); t0 = t",
+    "first softmax (256 x 10)": "x = me.random.normal([256, 10], seed=0); "
+                                "t = time.perf_counter(); me.nn.softmax(x).numpy(); t0 = t",
+}
+
+
+def _run_notebook(name, env):
+    """Seconds to run ``notebooks/name`` top to bottom in a fresh kernel, or None without jupyter."""
+    nb = os.path.join(os.path.dirname(__file__), "..", "notebooks", name)
     jupyter = os.path.join(os.path.dirname(sys.executable), "jupyter")
     if not (os.path.exists(nb) and os.path.exists(jupyter)):
-        print("\n(notebook 01 or jupyter not found: skipping the notebook timing)")
-        return
-    rows = []
-    with tempfile.TemporaryDirectory() as cache:
-        for label in ["cold numba cache", "warm numba cache"]:
+        return None
+    start = time.perf_counter()
+    subprocess.run([jupyter, "nbconvert", "--to", "notebook", "--execute", "--stdout", nb],
+                   capture_output=True, check=True, env=env)
+    return time.perf_counter() - start
+
+
+def first_use_and_warmup():
+    """The first Conv2D, the first softmax and notebook 05 with a cold cache, after the warm-up, and warm.
+
+    Each column starts from an empty numba cache of its own (NUMBA_CACHE_DIR): "cold" uses it as it
+    is; "after warm-up" first runs `python -m minieager.warmup` into it; "warm" first runs the same
+    thing once, so the cache holds exactly what it needs. Notebook 05 includes the kernel's start.
+    """
+    import tempfile
+    rows = {label: [label] for label in [*_FIRST_USES, "notebook 05, top to bottom"]}
+    warmup_seconds = None
+    for column in ("cold", "after warm-up", "warm"):
+        with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            start = time.perf_counter()
-            subprocess.run([jupyter, "nbconvert", "--to", "notebook", "--execute", "--stdout", nb],
-                           capture_output=True, check=True, env=env)
-            rows.append([label, time.perf_counter() - start])
-    print("\nNotebook 01, top to bottom in a fresh kernel (seconds, includes kernel start)")
-    print_table(rows, ["", "seconds"])
+            if column == "after warm-up":
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "minieager.warmup", "--quiet"], check=True, env=env,
+                               capture_output=True)
+                warmup_seconds = time.perf_counter() - start
+            for label, code in _FIRST_USES.items():
+                if column == "warm":
+                    _fresh_python(f"import minieager as me; {code}", env)
+                rows[label].append(_fresh_python(f"import minieager as me; {code}", env))
+            if column == "warm":
+                _run_notebook("05_train_a_model.ipynb", env)
+            rows["notebook 05, top to bottom"].append(_run_notebook("05_train_a_model.ipynb", env))
+    print("\nFirst uses in a fresh process (seconds after `import minieager`; one run each)")
+    print_table(list(rows.values()), ["", "cold cache", "after warm-up", "warm cache"])
+    print(f"python -m minieager.warmup into an empty cache: {warmup_seconds:.1f} s")
+    _, cold, warmed, warm = rows["notebook 05, top to bottom"]
+    if warm:
+        print(f"notebook 05 after warm-up / warm: {warmed / warm:.2f}x (cold / warm: {cold / warm:.2f}x)")
 
 
 if __name__ == "__main__":
@@ -137,4 +171,4 @@ if __name__ == "__main__":
     add_overhead()
     elementwise_chain()
     cold_start()
-    notebook_01_runtime()
+    first_use_and_warmup()

@@ -10,6 +10,8 @@ Why: importing numba takes 0.2-0.4 s on a small machine, most of ``import miniea
 tiny tensor (every example of the first notebooks) is computed by NumPy and never reaches a
 loop. So a session that only adds and multiplies small tensors never pays for numba; the first
 loop that runs pays for it once, and then loads its compiled code from numba's disk cache.
+On a fresh machine nothing is in that cache yet: inside a notebook, ``compile_notice`` then says
+which kernels are compiling, so that the cell does not look frozen.
 """
 import importlib
 
@@ -19,5 +21,7 @@ _FAMILIES = ("elementwise", "nn", "reduce")
 def __getattr__(name):
     # Called only while ``name`` is not yet an attribute: importing a submodule makes it one.
     if name in _FAMILIES:
+        from . import compile_notice
+        compile_notice.install()
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
