@@ -2,15 +2,15 @@
 
 A ``DType`` wraps a NumPy dtype and prints like TensorFlow's (``float32``).
 
-Promotion table (used when two *tensors* of different dtypes meet in an op)::
+Dtypes never mix silently: two tensors of different dtypes in one op are an error, as in
+TensorFlow, and a Python value next to a tensor takes the tensor's dtype if it fits
+(``ops/_operands.py`` has the rules). ``wider`` only picks the dtype an error message
+suggests casting to, in this order::
 
     bool < uint8 < int32 < int64 < float16 < float32 < float64
 
-The result is the later of the two in this list, with one exception: int64 with
-float16 gives float32 (float16 cannot hold int64's range well enough to be a
-sensible default). A Python scalar next to a tensor is "weak": it takes the
-tensor's dtype, unless it is a float next to an integer or bool tensor, where
-the result is float32 (so ``me.constant([1, 2]) * 2.5`` never truncates).
+the later of the two, except int64 with float16, where float32 (float16 cannot hold
+int64's range).
 """
 import numpy as np
 
@@ -117,8 +117,8 @@ def as_dtype(value):
         f"dtype {np_dtype} is not supported by minieager. Supported: {', '.join(_BY_NAME)}.")
 
 
-def promote(a, b, op_name="op"):
-    """The dtype two tensors of dtypes ``a`` and ``b`` are computed in (see the table above)."""
+def wider(a, b):
+    """The dtype to suggest casting ``a`` and ``b`` to (see the order above)."""
     if a is b:
         return a
     lo, hi = sorted((a, b), key=_RANK.__getitem__)
