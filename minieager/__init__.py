@@ -27,6 +27,7 @@ from .ops.elementwise import (  # noqa: E402,F401
     logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, relu, rsqrt,
     sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv, where)
 from .ops.indexing import boolean_mask, gather, newaxis, one_hot  # noqa: E402,F401
+from .ops.indexing import IndexedSlices  # noqa: E402,F401
 from .ops.linalg import matmul, norm, tensordot  # noqa: E402,F401
 from .ops.nn import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax  # noqa: E402,F401
 from .ops.reductions import (  # noqa: E402,F401
@@ -46,6 +47,7 @@ from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,
 from .nn.models import Model, Sequential  # noqa: E402,F401
 from . import keras  # noqa: E402,F401
 from . import data, summary, train  # noqa: E402,F401
+from . import compat  # noqa: E402,F401
 from .data import datasets  # noqa: E402,F401
 from .train import Checkpoint  # noqa: E402,F401
 

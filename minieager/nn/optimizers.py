@@ -133,6 +133,8 @@ class Optimizer:
         step = int(self.iterations._value) + 1
         for grad, var in pairs:
             self._update(var, grad._value, self._slots_for(var), step)
+            if getattr(var, "constraint", None) is not None:     # as Keras: project after the update
+                var.assign(var.constraint(var._snapshot()))
         _store(self.iterations, np.array(step, np.int64))
         if global_step is not None:
             global_step.assign_add(1)

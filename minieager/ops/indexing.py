@@ -4,6 +4,8 @@ Reading some elements is linear, so the gradient is a "scatter": zeros of the in
 with the output gradient added back at the positions that were read (added, because an
 index can appear twice).
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from ..engine.errors import InvalidArgumentError
@@ -13,6 +15,13 @@ from ._axes import normalize_axis
 from .creation import convert_to_tensor
 
 newaxis = None
+
+
+class IndexedSlices(NamedTuple):
+    """Rows of a larger tensor: ``values[i]`` is row ``indices[i]`` (``Variable.scatter_update`` takes one)."""
+    values: object
+    indices: object
+    dense_shape: object = None
 
 
 def _normalize_index(index, shape):

@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from ... import nest
-from ...autodiff.variable import Variable, _name_counts as variable_names
+from ...autodiff.variable import Variable
 from ...engine import dtypes
 from ...engine.errors import InvalidArgumentError
 from ...engine.scope import name_scope
@@ -33,9 +33,8 @@ _takes_training = {}        # call function -> whether it accepts a ``training``
 
 
 def clear_session():
-    """Restart layer and variable names ("dense", "dense/kernel:0" ...), as ``tf.keras.backend.clear_session``."""
+    """Restart layer names ("dense", "dense_1" ...), as ``tf.keras.backend.clear_session``."""
     _name_counts.clear()
-    variable_names.clear()
 
 
 def _snake_case(name):
