@@ -37,11 +37,13 @@ from .ops.shape import (  # noqa: E402,F401
     broadcast_to, concat, expand_dims, identity, pad, rank, reshape, shape, size, split, squeeze, stack,
     stop_gradient, tile, transpose, unstack)
 from .autodiff.custom_gradient import custom_gradient  # noqa: E402,F401
+from .autodiff.functional import make_vjp  # noqa: E402,F401
 from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
+from . import test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401
