@@ -27,7 +27,11 @@ from .ops.elementwise import (  # noqa: E402,F401
     logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, relu, rsqrt,
     sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv, where)
 from .ops.indexing import boolean_mask, gather, newaxis, one_hot  # noqa: E402,F401
-from .ops.indexing import IndexedSlices  # noqa: E402,F401
+from .ops.indexing import IndexedSlices, gather_nd, scatter_nd  # noqa: E402,F401
+from .ops.sorting import argsort, sort, unique  # noqa: E402,F401
+from .ops.linalg import einsum  # noqa: E402,F401
+from .ops.creation import get_static_value  # noqa: E402,F401
+from .engine.scope import name_scope  # noqa: E402,F401
 from .ops.linalg import matmul, norm, tensordot  # noqa: E402,F401
 from .ops.nn import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax  # noqa: E402,F401
 from .ops.reductions import (  # noqa: E402,F401

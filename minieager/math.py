@@ -9,3 +9,4 @@ from .ops.reductions import (  # noqa: F401
     argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
     reduce_prod, reduce_sum)
 from .ops.nn import log_softmax, softmax  # noqa: F401
+from .ops.sorting import argsort, sort  # noqa: F401

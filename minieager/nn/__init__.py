@@ -8,4 +8,6 @@ from ..ops.nn import (  # noqa: F401
     avg_pool2d, bias_add, conv2d, dropout, log_softmax, max_pool2d, softmax, softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits)
 
+from ..ops.indexing import embedding_lookup  # noqa: F401,E402
+
 max_pool, avg_pool = max_pool2d, avg_pool2d
