@@ -24,7 +24,7 @@ from ...engine.scope import name_scope
 from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
-from .. import initializers
+from .. import functional, initializers
 from ...tracking import flatten_trackables, is_trackable
 
 _name_counts = collections.defaultdict(itertools.count)
@@ -237,6 +237,8 @@ class Layer:
         return inputs
 
     def __call__(self, inputs, *args, training=None, **kwargs):
+        if type(inputs) is not Tensor and not args and functional.is_symbolic(inputs):   # functional API
+            return functional.call_symbolic(self, inputs, kwargs)
         inputs = self._prepare(inputs)
         if not self.built:
             self._build_for(inputs.shape if isinstance(inputs, Tensor) else
