@@ -76,7 +76,8 @@ def __getattr__(name):
     if name == "widgets":
         import importlib
         return importlib.import_module(".widgets", __name__)
-    raise AttributeError(f"module 'minieager' has no attribute {name!r}")
+    from ._hints import missing
+    raise missing(__name__, name)       # what to use instead of a TF name minieager lacks
 
 
 # NumPy may have been imported (and its BLAS started) before minieager: size every pool now.

@@ -11,3 +11,8 @@ from ..ops.nn import (  # noqa: F401
 from ..ops.indexing import embedding_lookup  # noqa: F401,E402
 
 max_pool, avg_pool = max_pool2d, avg_pool2d
+
+
+def __getattr__(name):
+    from .._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead
