@@ -187,7 +187,6 @@ def test_learning_rate_scheduler_sets_the_rate_each_epoch():
 
 def test_tensorboard_callback_writes_epoch_scalars(tmp_path):
     # Keras: TensorBoard(log_dir) writes "epoch_loss" per epoch under log_dir/train and log_dir/validation.
-    pytest.importorskip("tensorboard")
     model = _model()
     x, y = _data()
     history = model.fit(x, y, epochs=2, verbose=0, validation_data=(x, y),
