@@ -20,7 +20,7 @@ from .errors import InvalidArgumentError
 class DType:
     """An element type. Compare with ``==`` to a DType, a NumPy dtype or a name."""
 
-    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool")
+    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool", "min", "max")
 
     def __init__(self, name, np_dtype):
         self.name = name
@@ -29,18 +29,14 @@ class DType:
         self.is_floating = self.np_dtype.kind == "f"
         self.is_integer = self.np_dtype.kind in "iu"
         self.is_bool = self.np_dtype.kind == "b"
+        # The range as plain Python numbers: converting a Python value next to a tensor checks it each time.
+        info = np.finfo(self.np_dtype) if self.is_floating else np.iinfo(self.np_dtype) if self.is_integer else None
+        self.min, self.max = (None, None) if info is None else (info.min.item() if self.is_floating else int(info.min),
+                                                               info.max.item() if self.is_floating else int(info.max))
 
     @property
     def as_numpy_dtype(self):
         return self.np_dtype.type
-
-    @property
-    def min(self):
-        return np.finfo(self.np_dtype).min if self.is_floating else np.iinfo(self.np_dtype).min
-
-    @property
-    def max(self):
-        return np.finfo(self.np_dtype).max if self.is_floating else np.iinfo(self.np_dtype).max
 
     def __eq__(self, other):
         try:

@@ -41,9 +41,9 @@ def _scalar_fits(value, dtype):
         return isinstance(value, (bool, np.bool_))
     if isinstance(value, (float, np.floating)):
         if dtype.is_integer:
-            return float(value).is_integer() and int(dtype.min) <= value <= int(dtype.max)
-        return value != value or abs(value) == float("inf") or abs(value) <= float(dtype.max)
-    return (int(dtype.min) <= value <= int(dtype.max)) if dtype.is_integer else abs(value) <= float(dtype.max)
+            return float(value).is_integer() and dtype.min <= value <= dtype.max
+        return -dtype.max <= value <= dtype.max or value != value or abs(value) == float("inf")  # nan, inf fit
+    return dtype.min <= value <= dtype.max if dtype.is_integer else -dtype.max <= value <= dtype.max
 
 
 def _hint(array, dtype):
@@ -58,8 +58,9 @@ def _hint(array, dtype):
 def _convert_like(value, dtype, device, op_name, position):
     """``value`` (a Python number, list or NumPy array) as a tensor of ``dtype``, or a teaching error."""
     if isinstance(value, _PYTHON_SCALARS):
-        array = np.asarray(value)
-        fits = _scalar_fits(value, dtype)
+        if _scalar_fits(value, dtype):
+            return wrap(np.array(value, dtype.np_dtype), device)
+        array, fits = np.asarray(value), False
     else:
         array, _ = _to_array(value, op_name)
         fits = array.dtype == dtype.np_dtype or _fits(array, dtype)
@@ -100,6 +101,17 @@ def cast_to(x, dtype):
 
 def operands(op_name, *values):
     """``values`` as tensors of one dtype (see the module docstring), or a teaching error."""
+    if len(values) == 2:        # the common cases, kept fast: tensor-tensor and tensor-number
+        a, b = values
+        if isinstance(a, Tensor):
+            if isinstance(b, Tensor):
+                if a._dtype is b._dtype:
+                    return values
+                raise mixed_dtypes_error(op_name, values)
+            if isinstance(b, _PYTHON_SCALARS) and _scalar_fits(b, a._dtype):
+                return a, wrap(np.array(b, a._dtype.np_dtype), a._device)
+        elif isinstance(b, Tensor) and isinstance(a, _PYTHON_SCALARS) and _scalar_fits(a, b._dtype):
+            return wrap(np.array(a, b._dtype.np_dtype), b._device), b
     anchor = next((v for v in values if isinstance(v, Tensor)), None)
     if anchor is None:      # no tensor: the first value decides (me.add(1, 2.5) raises, as tf.add does)
         anchor = convert_to_tensor(values[0])
