@@ -42,6 +42,9 @@ from .ops.shape import (  # noqa: E402,F401
     stop_gradient, tile, transpose, unstack)
 from .autodiff.custom_gradient import custom_gradient  # noqa: E402,F401
 from .autodiff.functional import make_vjp  # noqa: E402,F401
+from .autodiff.functional import (  # noqa: E402,F401  (the names of TF's eager backprop module)
+    gradients_function as grad_function, implicit_gradients as implicit_grad,
+    implicit_value_and_gradients as implicit_val_and_grad, value_and_gradients_function as val_and_grad_function)
 from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401

@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import minieager as me
 from minieager.engine import dtypes
@@ -123,6 +124,26 @@ def test_python_numbers_take_the_tensor_dtype(dtype, scalar):
     exact = (x.astype(np.float64) * scalar).astype(dtype.np_dtype)
     assert_tensor(t * scalar, exact, dtype=dtype)
     assert_tensor(scalar * t, exact, dtype=dtype)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([me.uint8, me.int32, me.int64, me.float16, me.float32]),
+       st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=False, allow_infinity=False, width=64)))
+def test_a_python_number_converts_exactly_when_its_value_fits(dtype, value):
+    # The rule behind TF's convert_to_tensor(value, dtype=x.dtype): no truncation, no overflow, else an error.
+    if dtype.is_integer:
+        fits = float(value).is_integer() and dtype.min <= value <= dtype.max
+    else:
+        fits = abs(value) <= dtype.max
+    t = me.constant(np.array([1], dtype.np_dtype))
+    if fits:
+        result = t * value
+        assert result.dtype == dtype
+        expected = np.array([1], dtype.np_dtype) * np.array(value, dtype.np_dtype)
+        np.testing.assert_array_equal(result.numpy(), expected)
+    else:
+        with pytest.raises(InvalidArgumentError, match="does not fit"):
+            t * value
 
 
 def test_float64_scalar_keeps_full_precision_next_to_float64():
