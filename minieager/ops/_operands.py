@@ -35,6 +35,11 @@ def _fits(array, dtype):
     return finite.size == 0 or float(np.max(np.abs(finite))) <= float(dtype.max)
 
 
+def _tensor_on(array, device):
+    """A new tensor of ``array`` on ``device``: where a converted Python value is placed beside its tensor."""
+    return wrap(array, device)
+
+
 def _scalar_fits(value, dtype):
     """``_fits`` for one Python number, in plain Python (the common ``x * 2`` must stay cheap)."""
     if dtype.is_bool:
@@ -59,7 +64,7 @@ def _convert_like(value, dtype, device, op_name, position):
     """``value`` (a Python number, list or NumPy array) as a tensor of ``dtype``, or a teaching error."""
     if isinstance(value, _PYTHON_SCALARS):
         if _scalar_fits(value, dtype):
-            return wrap(np.array(value, dtype.np_dtype), device)
+            return _tensor_on(np.array(value, dtype.np_dtype), device)
         array, fits = np.asarray(value), False
     else:
         array, _ = _to_array(value, op_name)
@@ -76,7 +81,7 @@ def _convert_like(value, dtype, device, op_name, position):
         array = array.astype(dtype.np_dtype)
     elif array is value:
         array = np.array(array, copy=True)     # the tensor owns its memory
-    return wrap(array, device)
+    return _tensor_on(array, device)
 
 
 def mixed_dtypes_error(op_name, tensors):
@@ -109,9 +114,9 @@ def operands(op_name, *values):
                     return values
                 raise mixed_dtypes_error(op_name, values)
             if isinstance(b, _PYTHON_SCALARS) and _scalar_fits(b, a._dtype):
-                return a, wrap(np.array(b, a._dtype.np_dtype), a._device)
+                return a, _tensor_on(np.array(b, a._dtype.np_dtype), a._device)
         elif isinstance(b, Tensor) and isinstance(a, _PYTHON_SCALARS) and _scalar_fits(a, b._dtype):
-            return wrap(np.array(a, b._dtype.np_dtype), b._device), b
+            return _tensor_on(np.array(a, b._dtype.np_dtype), b._device), b
     anchor = next((v for v in values if isinstance(v, Tensor)), None)
     if anchor is None:      # no tensor: the first value decides (me.add(1, 2.5) raises, as tf.add does)
         anchor = convert_to_tensor(values[0])
