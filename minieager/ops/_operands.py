@@ -97,13 +97,6 @@ def mixed_dtypes_error(op_name, tensors):
         f"{_ORDINALS[min(narrow, 3)]} argument.")
 
 
-def cast_to(x, dtype):
-    if x.dtype is dtype:
-        return x
-    from .elementwise import cast
-    return cast(x, dtype)
-
-
 def operands(op_name, *values):
     """``values`` as tensors of one dtype (see the module docstring), or a teaching error."""
     if len(values) == 2:        # the common cases, kept fast: tensor-tensor and tensor-number

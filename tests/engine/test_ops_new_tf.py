@@ -162,6 +162,6 @@ def test_get_static_value_get_shape_and_name_scope_as_in_tf():
         tape.watch(x)
         with me.name_scope("block") as scope:
             with me.name_scope("inner") as inner:
-                y = x * x
+                x * x     # recorded under the open scopes
     assert (scope, inner) == ("block/", "block/inner/")
     assert tape.records[0].scope == "block/inner"
