@@ -232,36 +232,38 @@ class GradientTape:
             out.append(g)
         return out
 
-    def jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
-        """The full Jacobian: shape ``target.shape + source.shape``.
+        """The full Jacobian of ``target`` for each source: shape ``target.shape + source.shape``.
 
-        One backward pass per element of ``target``. ``parallel_iterations`` and ``experimental_use_pfor``
-        are accepted for TF's signature; the rows are always computed one after another.
+        ``sources`` is a tensor or a nested list/dict of them (the result has the same structure, as
+        in TF). One backward pass per element of ``target``, for all sources at once.
+        ``parallel_iterations`` and ``experimental_use_pfor`` are accepted for TF's signature; the rows
+        are always computed one after another.
         """
         from ..ops import creation, shape as shape_ops
         self._check_usable()
         zero_if_unconnected = UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.ZERO
-        rows = []
+        flat = self._flat_sources(sources)
+        rows = [[] for _ in flat]          # rows[k]: the gradient of each target element for source k
         n = target.shape.num_elements()
         for i in range(n):
             onehot = creation.one_hot_flat(i, n, target.shape, target.dtype)
             with self.stop_recording():
-                grads = backward(self._records, [target], [onehot], self._watched_only([source]))
-            g = grads.get(source._id)
-            if g is None:
-                if not zero_if_unconnected:
-                    rows = None
-                    break
-                g = creation.zeros_like(source)
-            rows.append(g)
+                grads = backward(self._records, [target], [onehot], self._watched_only(flat))
+            for k, s in enumerate(flat):
+                rows[k].append(grads.get(s._id))
         if not self._persistent:
             self._used, self._records = True, []
-        if rows is None:
-            return None
-        if not rows:     # an empty target: an empty Jacobian
-            return creation.zeros(tuple(target.shape) + tuple(source.shape), dtype=source.dtype)
-        return shape_ops.reshape(shape_ops.stack(rows), tuple(target.shape) + tuple(source.shape))
+        results = []
+        for s, source_rows in zip(flat, rows):
+            shape = tuple(target.shape) + tuple(s.shape)
+            if n and any(g is not None for g in source_rows):
+                filled = [creation.zeros_like(s) if g is None else g for g in source_rows]
+                results.append(shape_ops.reshape(shape_ops.stack(filled), shape))
+            else:       # the target does not depend on this source (or has no elements)
+                results.append(creation.zeros(shape, dtype=s.dtype) if zero_if_unconnected or not n else None)
+        return results[0] if isinstance(sources, Tensor) else nest.pack_sequence_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):

@@ -55,6 +55,25 @@ def test_jacobian_accepts_tfs_arguments():
     assert tape.jacobian(y, unused, unconnected_gradients="zero").shape == (2, 1)
 
 
+def test_jacobian_of_nested_sources_has_their_structure_as_in_tf():
+    # TF: tape.jacobian(y, [w, b]) returns a list of Jacobians, one per source.
+    w, b = me.constant([[1.0, 2.0], [3.0, 4.0]]), me.constant([0.5, -0.5])
+    x = me.constant([[1.0, -1.0]])
+    with me.GradientTape() as tape:
+        tape.watch([w, b])
+        y = me.matmul(x, w) + b                          # (1, 2)
+    jw, jb = tape.jacobian(y, [w, b])
+    assert jw.shape == (1, 2, 2, 2) and jb.shape == (1, 2, 2)
+    np.testing.assert_array_equal(jw.numpy()[0, 1], [[0.0, 1.0], [0.0, -1.0]])    # d y_1 / d w
+    np.testing.assert_array_equal(jb.numpy()[0], np.eye(2))
+    with me.GradientTape(persistent=True) as tape:
+        tape.watch([w, b])
+        y = me.reduce_sum(w)
+    jacobians = tape.jacobian(y, {"w": w, "b": b})
+    assert jacobians["b"] is None and jacobians["w"].shape == (2, 2)
+    assert tape.jacobian(y, {"b": b}, unconnected_gradients="zero")["b"].numpy().tolist() == [0.0, 0.0]
+
+
 def test_batch_jacobian_accepts_tfs_arguments_and_checks_ranks():
     # TF: batch_jacobian needs target and source of rank >= 2 sharing their first dimension (ValueError).
     x = me.constant(np.arange(6.0).reshape(3, 2))
