@@ -109,7 +109,8 @@ class Graph:
     def run(self, inputs, training):
         """Replay the layer calls on real tensors (``inputs`` in the structure of the model's inputs)."""
         flat_symbolic = nest.flatten(self.inputs)
-        flat_given = nest.flatten(inputs) if isinstance(inputs, (list, tuple, dict)) else [inputs]
+        # One Input takes the value as it is (a nested list of numbers is one value, not several inputs).
+        flat_given = [inputs] if len(flat_symbolic) == 1 else nest.flatten(inputs)
         if len(flat_given) != len(flat_symbolic):
             raise InvalidArgumentError(
                 f"This functional model takes {len(flat_symbolic)} input(s), got {len(flat_given)}.")

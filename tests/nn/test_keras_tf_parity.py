@@ -28,6 +28,7 @@ def test_functional_model_computes_its_layers_in_order_as_in_keras():
     x, _ = _data()
     np.testing.assert_allclose(model(x).numpy(), head(norm(dense(x))).numpy(), rtol=1e-6)
     assert model.layers == [dense, norm, head]
+    np.testing.assert_allclose(model(x[:1].tolist()).numpy(), model(x[:1]).numpy())    # a nested list is one input
     assert len(model.trainable_variables) == 6 and model.built
 
 
