@@ -29,6 +29,11 @@ class Model(Layer):
             self.__dict__["_graph"] = functional.Graph(inputs, outputs)
             self.built = True
 
+    def _prepare(self, inputs):
+        if self._graph is not None:          # a list is several inputs; each layer converts what it gets
+            return inputs
+        return super()._prepare(inputs)
+
     def _tracked_items(self):
         if self._graph is not None:          # a functional model holds the layers of its graph
             for i, layer in enumerate(self._graph.layers):

@@ -64,6 +64,21 @@ def test_functional_model_with_embedding_and_lambda():
     np.testing.assert_allclose(out.numpy()[1], expected, rtol=1e-5)
 
 
+def test_a_two_input_functional_model_joined_by_a_lambda():
+    # Keras: Model([a, b], out) is called with a list of inputs, in the order of its Inputs.
+    me.random.set_seed(4)
+    a, b = me.keras.Input(shape=(2,)), me.keras.Input(shape=(3,))
+    joined = me.layers.Lambda(lambda xs: me.concat(xs, axis=-1))([a, b])
+    assert joined.shape == (None, 5)
+    head = me.layers.Dense(1)
+    model = me.Model([a, b], head(joined))
+    xa, xb = np.ones((4, 2), np.float32), np.full((4, 3), 2.0, np.float32)
+    expected = np.concatenate([xa, xb], axis=1) @ head.kernel.numpy() + head.bias.numpy()
+    np.testing.assert_allclose(model([xa, xb]).numpy(), expected, rtol=1e-6)
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"takes 2 input\(s\), got 1"):
+        model(xa)
+
+
 def test_ops_on_a_keras_tensor_teach_the_functional_rules():
     inputs = me.keras.Input(shape=(2,))
     with pytest.raises(TypeError, match=r"has no values.*me.layers.Lambda"):
