@@ -100,7 +100,7 @@ class Variable(Tensor):
     def _converted(self, value, method):
         """``value`` as a tensor of this variable's dtype: Python values convert where they fit."""
         if not isinstance(value, Tensor):
-            return _convert_like(value, self._dtype, self._device, f"{method} to Variable '{self._name}'", 0)
+            return _convert_like(value, self._dtype, self._device, f"{method} to Variable '{self._name}'")
         if value._dtype is not self._dtype:
             raise InvalidArgumentError(
                 f"{method} to Variable '{self._name}': the value has dtype {value.dtype.name} but the variable "

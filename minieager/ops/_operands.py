@@ -60,8 +60,11 @@ def _hint(array, dtype):
     return f"Cast the tensor to a wider dtype first, e.g. me.cast(x, me.{'float64' if dtype is dtypes.int64 else 'int64'})"
 
 
-def _convert_like(value, dtype, device, op_name, position):
-    """``value`` (a Python number, list or NumPy array) as a tensor of ``dtype``, or a teaching error."""
+def _convert_like(value, dtype, device, op_name, position=None):
+    """``value`` (a Python number, list or NumPy array) as a tensor of ``dtype``, or a teaching error.
+
+    ``position`` is the value's place among an op's arguments; None for a Variable's new value.
+    """
     if isinstance(value, _PYTHON_SCALARS):
         if _scalar_fits(value, dtype):
             return _tensor_on(np.array(value, dtype.np_dtype), device)
@@ -72,11 +75,16 @@ def _convert_like(value, dtype, device, op_name, position):
     if not fits:
         shown = f"the value {value!r:.60}" if isinstance(value, _PYTHON_SCALARS) else \
             f"the {type(value).__name__} of dtype {array.dtype} (values {array.min()}..{array.max()})"
+        if position is not None:
+            shown += f" (the {_ORDINALS[min(position, 3)]} argument)"
+        whose = "the variable's dtype" if position is None else "the dtype of the tensor beside it"
+        fix = (f"A variable's dtype never changes: make it with the dtype you need, e.g. me.Variable(..., "
+               f"dtype=me.float32)" if position is None else _hint(array, dtype))
         raise InvalidArgumentError(
-            f"{op_name}: {shown} ({_ORDINALS[min(position, 3)]} argument) does not fit in the other "
-            f"operand's dtype {dtype.name}" + (f" (range {dtype.min}..{dtype.max})" if dtype.is_integer else "")
+            f"{op_name}: {shown} does not fit in {dtype.name}, {whose}"
+            + (f" (range {dtype.min}..{dtype.max})" if dtype.is_integer else "")
             + f". minieager, like TensorFlow, converts a Python value to the tensor's dtype and never "
-            f"widens the tensor silently. {_hint(array, dtype)}.")
+            f"widens the tensor silently. {fix}.")
     if array.dtype != dtype.np_dtype:
         array = array.astype(dtype.np_dtype)
     elif array is value:

@@ -241,7 +241,7 @@ def test_python_values_that_do_not_fit_the_variable_are_an_error():
     v = me.Variable([1, 2], dtype=me.uint8)
     with pytest.raises(me.errors.InvalidArgumentError, match=r"300.*does not fit.*uint8"):
         v.assign_add([300, 0])
-    with pytest.raises(me.errors.InvalidArgumentError, match=r"2.5.*does not fit.*int32"):
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"2.5 does not fit in int32, the variable.s dtype.*me.Variable\(\.\.\., dtype=me.float32\)"):
         me.Variable(1).assign(2.5)
 
 
