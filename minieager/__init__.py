@@ -27,6 +27,11 @@ from .ops.elementwise import (  # noqa: E402,F401
     logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, relu, rsqrt,
     sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv, where)
 from .ops.indexing import boolean_mask, gather, newaxis, one_hot  # noqa: E402,F401
+from .ops.indexing import IndexedSlices, gather_nd, scatter_nd  # noqa: E402,F401
+from .ops.sorting import argsort, sort, unique  # noqa: E402,F401
+from .ops.linalg import einsum  # noqa: E402,F401
+from .ops.creation import get_static_value  # noqa: E402,F401
+from .engine.scope import name_scope  # noqa: E402,F401
 from .ops.linalg import matmul, norm, tensordot  # noqa: E402,F401
 from .ops.nn import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax  # noqa: E402,F401
 from .ops.reductions import (  # noqa: E402,F401
@@ -36,16 +41,22 @@ from .ops.shape import (  # noqa: E402,F401
     broadcast_to, concat, expand_dims, identity, pad, rank, reshape, shape, size, split, squeeze, stack,
     stop_gradient, tile, transpose, unstack)
 from .autodiff.custom_gradient import custom_gradient  # noqa: E402,F401
+from .autodiff.functional import make_vjp  # noqa: E402,F401
+from .autodiff.functional import (  # noqa: E402,F401  (the names of TF's eager backprop module)
+    gradients_function as grad_function, implicit_gradients as implicit_grad,
+    implicit_value_and_gradients as implicit_val_and_grad, value_and_gradients_function as val_and_grad_function)
 from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
+from . import test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401
 from . import keras  # noqa: E402,F401
 from . import data, summary, train  # noqa: E402,F401
+from . import compat  # noqa: E402,F401
 from .data import datasets  # noqa: E402,F401
 from .train import Checkpoint  # noqa: E402,F401
 
@@ -68,7 +79,8 @@ def __getattr__(name):
     if name == "widgets":
         import importlib
         return importlib.import_module(".widgets", __name__)
-    raise AttributeError(f"module 'minieager' has no attribute {name!r}")
+    from ._hints import missing
+    raise missing(__name__, name)       # what to use instead of a TF name minieager lacks
 
 
 # NumPy may have been imported (and its BLAS started) before minieager: size every pool now.

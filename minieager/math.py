@@ -9,3 +9,9 @@ from .ops.reductions import (  # noqa: F401
     argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
     reduce_prod, reduce_sum)
 from .ops.nn import log_softmax, softmax  # noqa: F401
+from .ops.sorting import argsort, sort  # noqa: F401
+
+
+def __getattr__(name):
+    from ._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead

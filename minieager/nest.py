@@ -32,3 +32,8 @@ def pack_sequence_as(structure, flat):
         return rebuild(structure)
     finally:
         del rebuild   # it refers to itself: break that cycle so the leaves are freed now, not at the next gc
+
+
+def map_structure(fn, structure):
+    """``structure`` with ``fn`` applied to every leaf: ``map_structure(f, [a, (b,)])`` is ``[f(a), (f(b),)]``."""
+    return pack_sequence_as(structure, [fn(leaf) for leaf in flatten(structure)])

@@ -96,3 +96,51 @@ def check_gradients(f, *inputs, eps=1e-6, atol=1e-5, rtol=1e-4, max_elements=256
         raise GradientCheckError("Gradient check failed for " + getattr(f, "__name__", "f") + ":\n  "
                                  + "\n  ".join(lines))
     return results
+
+
+# ---- TF's gradient checker: me.test.compute_gradient and me.test.max_error ----------------------------
+def compute_gradient(f, x, delta=None):
+    """The (theoretical, numerical) Jacobians of ``y = f(*x)``, as ``tf.test.compute_gradient``.
+
+    ``x`` is a list or tuple of arguments. Returns two tuples with one 2-D NumPy array per argument,
+    of shape (y_size, x_size): the tape's Jacobian and central differences with step ``delta``
+    (1e-3 by default, as TF), both computed in the arguments' own dtype. Compare them with
+    ``max_error``; check in float64, where the differences are exact enough to trust.
+    """
+    if not isinstance(x, (list, tuple)):
+        raise ValueError(f"compute_gradient: x must be a list or tuple of the arguments of f (as TF), got "
+                         f"{type(x).__name__}. Write compute_gradient(f, [x]).")
+    from ..ops.creation import convert_to_tensor
+    from .tape import UnconnectedGradients
+    delta = 1e-3 if delta is None else float(delta)
+    xs = [convert_to_tensor(v) for v in x]
+    with GradientTape(persistent=True) as tape:
+        tape.watch(xs)
+        y = f(*xs)
+    y_size = y.shape.num_elements()
+    theoretical, numerical = [], []
+    for k, xk in enumerate(xs):
+        x_size = xk.shape.num_elements()
+        jac = tape.jacobian(y, xk, unconnected_gradients=UnconnectedGradients.ZERO)
+        theoretical.append(jac.numpy().reshape(y_size, x_size))
+        base, columns = xk.numpy(), []
+        for j in range(x_size):
+            outputs = []
+            for sign in (1, -1):
+                point = base.copy()
+                point.flat[j] += sign * delta
+                args = list(xs)
+                args[k] = constant(point, dtype=xk.dtype)
+                outputs.append(f(*args).numpy().reshape(-1))
+            columns.append((outputs[0] - outputs[1]) / np.asarray(2 * delta, base.dtype))
+        numerical.append(np.stack(columns, axis=1) if columns else np.zeros((y_size, 0), base.dtype))
+    return tuple(theoretical), tuple(numerical)
+
+
+def max_error(grad1, grad2):
+    """The largest elementwise gap between two lists of Jacobians (``tf.test.max_error``)."""
+    error = 0.0
+    for a, b in zip(grad1, grad2):
+        if np.size(a) or np.size(b):
+            error = max(error, float(np.max(np.abs(np.asarray(a) - np.asarray(b)))))
+    return error

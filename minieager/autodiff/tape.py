@@ -77,6 +77,10 @@ class GradientTape:
 
     # ---- the context ------------------------------------------------------------------
     def __enter__(self):
+        if any(o is self for o in recording.observers):
+            raise ValueError(
+                "Tape is still recording: this GradientTape is already open, and a tape cannot be entered "
+                "again inside its own `with` block (as in TF). Use a second tape for nested derivatives.")
         recording.observers.append(self)
         self._recording = True
         return self
@@ -106,9 +110,9 @@ class GradientTape:
     def watch(self, tensor):
         """Watch a tensor (or a nested list/tuple/dict of them) so ops on it are recorded."""
         for t in (tensor,) if isinstance(tensor, Tensor) else nest.flatten(tensor):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"tape.watch() takes tensors or variables, not {type(t).__name__}. "
-                                f"Convert it first with me.constant(...).")
+            if not isinstance(t, Tensor):     # ValueError, as TF's "Passed in object of type ..., not tf.Tensor"
+                raise ValueError(f"tape.watch() takes tensors or variables, not {type(t).__name__}. "
+                                 f"Convert it first with me.constant(...).")
             if not t._dtype.is_floating:
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. me.float32), got "
                               f"{t.dtype.name}: its gradient will be None.", stacklevel=2)
@@ -137,7 +141,7 @@ class GradientTape:
     # ---- recording (called by every op while the tape is open) ------------------------------
     def _observe(self, op, inputs, outputs, attrs):
         # Runs for every op while the tape is open, so the common case is kept short.
-        if not self._recording or op.vjp is None:
+        if not self._recording:
             return
         watched, hit, versions = self._watched_ids, False, ()
         for t in inputs:
@@ -147,7 +151,7 @@ class GradientTape:
                     self._watch_one(t)
             if t._id in watched:
                 hit = True
-        if not hit:
+        if not hit or op.vjp is None:     # (an op without a gradient still watches what it read: max(vars), as TF)
             return
         self._records.append((op, inputs, outputs, attrs, versions, open_scopes[-1]))   # a TapeRecord, unnamed
         for out in outputs:
@@ -228,37 +232,53 @@ class GradientTape:
             out.append(g)
         return out
 
-    def jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
-        """The full Jacobian: shape ``target.shape + source.shape``."""
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """The full Jacobian of ``target`` for each source: shape ``target.shape + source.shape``.
+
+        ``sources`` is a tensor or a nested list/dict of them (the result has the same structure, as
+        in TF). One backward pass per element of ``target``, for all sources at once.
+        ``parallel_iterations`` and ``experimental_use_pfor`` are accepted for TF's signature; the rows
+        are always computed one after another.
+        """
         from ..ops import creation, shape as shape_ops
         self._check_usable()
-        rows = []
+        zero_if_unconnected = UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.ZERO
+        flat = self._flat_sources(sources)
+        rows = [[] for _ in flat]          # rows[k]: the gradient of each target element for source k
         n = target.shape.num_elements()
         for i in range(n):
             onehot = creation.one_hot_flat(i, n, target.shape, target.dtype)
             with self.stop_recording():
-                grads = backward(self._records, [target], [onehot], self._watched_only([source]))
-            g = grads.get(source._id)
-            if g is None:
-                if UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.NONE:
-                    rows = None
-                    break
-                g = creation.zeros_like(source)
-            rows.append(g)
+                grads = backward(self._records, [target], [onehot], self._watched_only(flat))
+            for k, s in enumerate(flat):
+                rows[k].append(grads.get(s._id))
         if not self._persistent:
             self._used, self._records = True, []
-        if rows is None:
-            return None
-        return shape_ops.reshape(shape_ops.stack(rows), tuple(target.shape) + tuple(source.shape))
+        results = []
+        for s, source_rows in zip(flat, rows):
+            shape = tuple(target.shape) + tuple(s.shape)
+            if n and any(g is not None for g in source_rows):
+                filled = [creation.zeros_like(s) if g is None else g for g in source_rows]
+                results.append(shape_ops.reshape(shape_ops.stack(filled), shape))
+            else:       # the target does not depend on this source (or has no elements)
+                results.append(creation.zeros(shape, dtype=s.dtype) if zero_if_unconnected or not n else None)
+        return results[0] if isinstance(sources, Tensor) else nest.pack_sequence_as(sources, results)
 
-    def batch_jacobian(self, target, source):
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: target (B, ...) and source (B, ...) -> (B, target..., source...)."""
         from ..ops import indexing, shape as shape_ops
+        for what, t in (("target", target), ("source", source)):
+            if t.ndim < 2:      # as TF: each example's target and source must be at least a vector
+                raise ValueError(
+                    f"batch_jacobian: the {what} must have rank at least 2 (a batch of vectors), got shape "
+                    f"{tuple(t.shape)}. For a batch of scalars, use tape.gradient (or reshape to (B, 1)).")
         if target.shape[0] != source.shape[0]:
-            raise InvalidArgumentError(
-                f"batch_jacobian: target and source must share their first (batch) dimension, "
-                f"got {tuple(target.shape)} and {tuple(source.shape)}.")
-        full = self.jacobian(target, source)      # (B, t..., B, s...)
+            raise ValueError(
+                f"batch_jacobian: need the first dimension of the target shape {tuple(target.shape)} and "
+                f"the source shape {tuple(source.shape)} to match (the batch).")
+        full = self.jacobian(target, source, unconnected_gradients)      # (B, t..., B, s...)
         if full is None:
             return None
         b, t_rank = target.shape[0], target.ndim

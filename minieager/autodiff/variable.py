@@ -1,47 +1,47 @@
 """``me.Variable``: the one mutable kind of tensor.
 
-A Variable holds a value that ``assign``, ``assign_add`` and ``assign_sub`` replace. It is a
-Tensor, so every op and operator accepts it. It lives as long as its Python object: there is
-no global collection of variables.
+A Variable holds a value that ``assign``, ``assign_add`` and ``assign_sub`` replace, whole or in
+part (``v[0].assign(x)``, ``v.scatter_update(...)``). It is a Tensor, so every op and operator
+accepts it. It lives as long as its Python object: there is no global collection of variables.
+
+As in TensorFlow, an update keeps the variable's dtype and shape: the new value must have exactly
+the variable's shape (no broadcasting: TF's "shapes must be equal"), except along dimensions the
+constructor's ``shape=`` left as None. Names are kept as given: every unnamed variable is
+"Variable:0" and two variables named "w" are both "w:0", as in TF eager (checkpoints key
+variables by the object graph, never by name).
 
 Each assignment bumps a version number. A tape remembers the version of every variable an
 op read; if the variable changes before ``tape.gradient`` plays that op backwards, the
 gradient would silently use the new value, so the tape raises instead.
 """
-import collections
-import itertools
-
 import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, wrap, _next_id
+from ..engine.tensor import Tensor, _new_object, _next_id, wrap
+from ..ops._operands import _convert_like
 from ..ops.creation import convert_to_tensor
 from ..ops.elementwise import add, subtract
+from ..ops.indexing import _normalize_index, getitem
 from ..ops.shape import identity
 
-_name_counts = collections.defaultdict(itertools.count)
 
-
-def _unique_name(base):
-    """"Variable:0", then "Variable_1:0", "Variable_2:0"... as TensorFlow names them."""
-    n = next(_name_counts[base])
-    return f"{base}:0" if n == 0 else f"{base}_{n}:0"
-
-
-def _broadcasts_to(shape, target):
-    try:
-        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
-    except ValueError:
-        return False
+def _shape_text(shape):
+    return "[" + ", ".join("None" if d is None else str(d) for d in shape) + "]"
 
 
 class Variable(Tensor):
-    """A mutable tensor: ``v = me.Variable(1.0); v.assign_add(2.0)``."""
+    """A mutable tensor: ``v = me.Variable(1.0); v.assign_add(2.0)``.
 
-    __slots__ = ("_name", "_trainable", "_version")
+    shape        the shape every later value must have; None entries may change (``shape=[None]``
+                 makes a vector whose length ``assign`` may change). Default: the initial value's.
+    constraint   a function applied to the variable after each optimizer update (as Keras does),
+                 e.g. ``lambda w: me.clip_by_value(w, -1.0, 1.0)``.
+    """
 
-    def __init__(self, initial_value, trainable=True, name=None, dtype=None):
+    __slots__ = ("_name", "_trainable", "_version", "_shape_spec", "_constraint")
+
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None, shape=None, constraint=None):
         if callable(initial_value):          # Keras initializers pass a thunk
             initial_value = initial_value()
         if dtype is not None and not isinstance(initial_value, Tensor):
@@ -52,13 +52,22 @@ class Variable(Tensor):
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
             from ..ops.elementwise import cast
             value = cast(value, dtype)
+        if constraint is not None and not callable(constraint):
+            raise TypeError(f"Variable: constraint must be a function of the variable, got {type(constraint).__name__}.")
+        self._shape_spec = tuple(value._value.shape) if shape is None else tuple(
+            None if d is None else int(d) for d in shape)
+        self._name = f"{name or 'Variable'}:0"
+        if not self._shape_matches(value._value.shape):
+            raise InvalidArgumentError(
+                f"Variable '{self._name}': the initial value has shape {list(value.shape)}, which does not "
+                f"match shape={_shape_text(self._shape_spec)}.")
         self._value = np.array(value._value, copy=True)
         self._dtype = value._dtype
         self._device = value._device
         self._id = _next_id()
-        self._name = _unique_name(name or "Variable")
         self._trainable = bool(trainable)
         self._version = 0
+        self._constraint = constraint
 
     @property
     def name(self):
@@ -68,6 +77,15 @@ class Variable(Tensor):
     def trainable(self):
         return self._trainable
 
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def initializer(self):
+        """None: in eager execution a variable is initialized when it is made (TF eager gives None too)."""
+        return None
+
     def read_value(self):
         """The current value as a new, immutable Tensor (read on the tape like any op)."""
         return identity(self)
@@ -75,42 +93,99 @@ class Variable(Tensor):
     value = read_value
 
     # ---- changing the value -------------------------------------------------------------
-    def _checked(self, value, method, broadcast=False):
-        """``value`` as a tensor of this variable's dtype and shape (or one that broadcasts to it)."""
-        new = convert_to_tensor(value, dtype=self._dtype if not isinstance(value, Tensor) else None)
-        if new._dtype is not self._dtype:
+    def _shape_matches(self, shape):
+        return len(shape) == len(self._shape_spec) and all(
+            want is None or want == got for want, got in zip(self._shape_spec, shape))
+
+    def _converted(self, value, method):
+        """``value`` as a tensor of this variable's dtype: Python values convert where they fit."""
+        if not isinstance(value, Tensor):
+            return _convert_like(value, self._dtype, self._device, f"{method} to Variable '{self._name}'")
+        if value._dtype is not self._dtype:
             raise InvalidArgumentError(
-                f"{method} to Variable '{self._name}': the value has dtype {new.dtype.name} but the variable "
+                f"{method} to Variable '{self._name}': the value has dtype {value.dtype.name} but the variable "
                 f"is {self._dtype.name}. Cast it first: me.cast(value, me.{self._dtype.name}).")
-        if new._value.shape != self._value.shape and not (broadcast and _broadcasts_to(new.shape, self.shape)):
+        return value
+
+    def _checked(self, value, method):
+        new = self._converted(value, method)
+        shape = new._value.shape
+        exact = method != "assign"      # only assign may change a None dimension of shape=
+        if not (shape == self._value.shape if exact else self._shape_matches(shape)):
+            wanted = list(self._value.shape) if exact else _shape_text(self._shape_spec)
             raise InvalidArgumentError(
-                f"{method} to Variable '{self._name}': the value has shape {tuple(new.shape)} but the variable "
-                f"has shape {tuple(self.shape)}. A variable's shape never changes.")
+                f"{method}: cannot update Variable '{self._name}' with shape {wanted} using a value with shape "
+                f"{list(shape)}: shapes must be equal (as in TensorFlow, nothing is broadcast). "
+                f"A variable's shape never changes; reshape or broadcast the value first (me.broadcast_to).")
         return new
 
     def _snapshot(self):
         # The current value as a plain Tensor: an update is not an op on the variable for tapes to record.
         return wrap(self._value, self._device)
 
-    def _set(self, array):
+    def _set(self, array, read_value=True):
         # A new array, not an in-place write: tensors read from the old value stay unchanged. ``array``
-        # always comes from a Tensor, and a tensor's array is never written to, so it can be shared.
+        # always comes from a Tensor or a fresh copy, and a tensor's array is never written to, so it
+        # can be shared.
         self._value = array
         self._version += 1
-        return self
+        return self if read_value else None
 
     def assign(self, value, read_value=True):
-        """Replace the value (same shape and dtype). Returns the variable."""
-        return self._set(self._checked(value, "assign")._value)
+        """Replace the value (same dtype and shape). Returns the variable (None with read_value=False)."""
+        return self._set(self._checked(value, "assign")._value, read_value)
 
     def assign_add(self, delta, read_value=True):
-        """``v.assign(v + delta)`` (delta of the variable's dtype and shape). Returns the variable."""
-        return self._set(add(self._snapshot(), self._checked(delta, "assign_add", broadcast=True))._value)
+        """``v.assign(v + delta)``, delta of the variable's dtype and shape."""
+        return self._set(add(self._snapshot(), self._checked(delta, "assign_add"))._value, read_value)
 
     def assign_sub(self, delta, read_value=True):
-        """``v.assign(v - delta)`` (delta of the variable's dtype and shape). Returns the variable."""
-        return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub", broadcast=True))._value)
+        """``v.assign(v - delta)``, delta of the variable's dtype and shape."""
+        return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub"))._value, read_value)
 
+    # ---- changing part of the value -------------------------------------------------------
+    def __getitem__(self, index):
+        """``v[index]``: a Tensor, as for any tensor, that also has ``.assign`` (``v[0].assign(x)``)."""
+        read = getitem(self, index)
+        part = _new_object(VariableSlice)   # the same tensor (same id, so tapes know it) plus where it came from
+        part._value, part._dtype, part._device, part._id = read._value, read._dtype, read._device, read._id
+        part._variable, part._index = self, _normalize_index(index, self._value.shape)
+        return part
+
+    def _assign_at(self, index, value, method):
+        """Write ``value`` at ``index`` (a NumPy index); it must have the indexed part's shape exactly."""
+        new = self._converted(value, method)
+        part_shape = np.empty(self._value.shape, np.bool_)[index].shape
+        if new._value.shape != part_shape:
+            raise InvalidArgumentError(
+                f"{method}: the indexed part of Variable '{self._name}' has shape {list(part_shape)} but the value "
+                f"has shape {list(new.shape)}. They must be equal, as in TensorFlow.")
+        array = self._value.copy()
+        array[index] = new._value
+        return array
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """Replace the rows ``sparse_delta.indices`` with ``sparse_delta.values`` (a ``me.IndexedSlices``)."""
+        indices = convert_to_tensor(sparse_delta.indices)
+        if not indices.dtype.is_integer or indices.ndim != 1:
+            raise InvalidArgumentError(
+                f"scatter_update: indices must be a 1-D integer tensor, got {indices.dtype.name} with shape "
+                f"{list(indices.shape)}.")
+        index = _normalize_index((indices,), self._value.shape)
+        return self._set(self._assign_at(index, sparse_delta.values, "scatter_update"), True)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Write ``updates`` at the coordinates in ``indices`` (shape (..., k): k leading coordinates each)."""
+        indices = convert_to_tensor(indices)
+        k = indices.shape[-1] if indices.ndim else 0
+        if not indices.dtype.is_integer or indices.ndim < 1 or not 1 <= k <= self.ndim:
+            raise InvalidArgumentError(
+                f"scatter_nd_update: indices must be integers of shape (..., k) with 1 <= k <= {self.ndim} (the "
+                f"variable's rank), got {indices.dtype.name} with shape {list(indices.shape)}.")
+        index = _normalize_index(tuple(indices._value[..., i] for i in range(k)), self._value.shape)
+        return self._set(self._assign_at(index, updates, "scatter_nd_update"), True)
+
+    # ---- mistakes worth a clear message ----------------------------------------------------
     def _no_inplace(self, op, method):
         raise TypeError(
             f"'v {op}= x' would make v a new Tensor and leave the Variable unchanged (a classic bug). "
@@ -134,3 +209,14 @@ class Variable(Tensor):
 
     __str__ = __repr__
     __hash__ = Tensor.__hash__
+
+
+class VariableSlice(Tensor):
+    """``v[index]`` read from a Variable: a plain Tensor value that can also write back (``v[1:3].assign(x)``)."""
+
+    __slots__ = ("_variable", "_index")
+
+    def assign(self, value, read_value=True):
+        """Write ``value`` (the slice's shape and the variable's dtype) into the variable; returns the variable."""
+        variable = self._variable
+        return variable._set(variable._assign_at(self._index, value, "assign"), read_value)

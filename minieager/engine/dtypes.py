@@ -2,15 +2,15 @@
 
 A ``DType`` wraps a NumPy dtype and prints like TensorFlow's (``float32``).
 
-Promotion table (used when two *tensors* of different dtypes meet in an op)::
+Dtypes never mix silently: two tensors of different dtypes in one op are an error, as in
+TensorFlow, and a Python value next to a tensor takes the tensor's dtype if it fits
+(``ops/_operands.py`` has the rules). ``wider`` only picks the dtype an error message
+suggests casting to, in this order::
 
     bool < uint8 < int32 < int64 < float16 < float32 < float64
 
-The result is the later of the two in this list, with one exception: int64 with
-float16 gives float32 (float16 cannot hold int64's range well enough to be a
-sensible default). A Python scalar next to a tensor is "weak": it takes the
-tensor's dtype, unless it is a float next to an integer or bool tensor, where
-the result is float32 (so ``me.constant([1, 2]) * 2.5`` never truncates).
+the later of the two, except int64 with float16, where float32 (float16 cannot hold
+int64's range).
 """
 import numpy as np
 
@@ -20,7 +20,7 @@ from .errors import InvalidArgumentError
 class DType:
     """An element type. Compare with ``==`` to a DType, a NumPy dtype or a name."""
 
-    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool")
+    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool", "min", "max")
 
     def __init__(self, name, np_dtype):
         self.name = name
@@ -29,18 +29,14 @@ class DType:
         self.is_floating = self.np_dtype.kind == "f"
         self.is_integer = self.np_dtype.kind in "iu"
         self.is_bool = self.np_dtype.kind == "b"
+        # The range as plain Python numbers: converting a Python value next to a tensor checks it each time.
+        info = np.finfo(self.np_dtype) if self.is_floating else np.iinfo(self.np_dtype) if self.is_integer else None
+        self.min, self.max = (None, None) if info is None else (info.min.item() if self.is_floating else int(info.min),
+                                                               info.max.item() if self.is_floating else int(info.max))
 
     @property
     def as_numpy_dtype(self):
         return self.np_dtype.type
-
-    @property
-    def min(self):
-        return np.finfo(self.np_dtype).min if self.is_floating else np.iinfo(self.np_dtype).min
-
-    @property
-    def max(self):
-        return np.finfo(self.np_dtype).max if self.is_floating else np.iinfo(self.np_dtype).max
 
     def __eq__(self, other):
         try:
@@ -117,8 +113,8 @@ def as_dtype(value):
         f"dtype {np_dtype} is not supported by minieager. Supported: {', '.join(_BY_NAME)}.")
 
 
-def promote(a, b, op_name="op"):
-    """The dtype two tensors of dtypes ``a`` and ``b`` are computed in (see the table above)."""
+def wider(a, b):
+    """The dtype to suggest casting ``a`` and ``b`` to (see the order above)."""
     if a is b:
         return a
     lo, hi = sorted((a, b), key=_RANK.__getitem__)

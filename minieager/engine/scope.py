@@ -9,7 +9,7 @@ open_scopes = [""]   # full scope paths, innermost last; "" is the top level (on
 
 
 class name_scope:
-    """Context manager: ops run inside are recorded under ``outer/name``."""
+    """Context manager: ops run inside are recorded under ``outer/name`` (``me.name_scope``, as TF's)."""
 
     __slots__ = ("_path",)
 
@@ -19,7 +19,7 @@ class name_scope:
 
     def __enter__(self):
         open_scopes.append(self._path)
-        return self._path
+        return self._path + "/"        # as TF's ``with tf.name_scope("a") as scope``: "a/"
 
     def __exit__(self, *exc):
         open_scopes.pop()

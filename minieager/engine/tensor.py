@@ -67,6 +67,10 @@ class Tensor:
     def shape(self):
         return TensorShape(self._value.shape)
 
+    def get_shape(self):
+        """The shape, as TF's ``Tensor.get_shape()`` (the same as ``.shape``)."""
+        return TensorShape(self._value.shape)
+
     @property
     def dtype(self):
         return self._dtype

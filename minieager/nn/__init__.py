@@ -8,4 +8,11 @@ from ..ops.nn import (  # noqa: F401
     avg_pool2d, bias_add, conv2d, dropout, log_softmax, max_pool2d, softmax, softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits)
 
+from ..ops.indexing import embedding_lookup  # noqa: F401,E402
+
 max_pool, avg_pool = max_pool2d, avg_pool2d
+
+
+def __getattr__(name):
+    from .._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead

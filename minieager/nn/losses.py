@@ -137,3 +137,8 @@ _BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
 def get(identifier):
     """A loss from a Keras name ("mse", "sparse_categorical_crossentropy", ...), a Loss, or a function."""
     return by_name("a loss", _BY_NAME, identifier, create=True, also=", or pass a function loss(y_true, y_pred)")
+
+
+def __getattr__(name):
+    from .._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead

@@ -164,3 +164,8 @@ def get(identifier):
         return _BY_NAME[identifier.lower()](name=identifier)
     raise InvalidArgumentError(
         f"Unknown metric {identifier!r}: pass a Metric object or one of {', '.join(sorted(_BY_NAME))}.")
+
+
+def __getattr__(name):
+    from .._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead

@@ -6,16 +6,39 @@ for Keras-style training; a custom loop with a GradientTape works just as well.
 """
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import TensorShape
-from . import training
+from . import functional, training
 from .layers.base import Layer, _shape_text
 
 
 class Model(Layer):
-    """Subclass, create layers in ``__init__`` and write the forward pass in ``call``."""
+    """Subclass, create layers in ``__init__`` and write the forward pass in ``call``; or, as Keras'
+    functional API, ``me.Model(inputs, outputs)`` from ``me.keras.Input`` and layers called on it."""
 
     def __init__(self, *args, **kwargs):
+        inputs, outputs = kwargs.pop("inputs", None), kwargs.pop("outputs", None)
+        if args and functional.is_symbolic(args[0]):          # Model(inputs, outputs, ...)
+            inputs, args = args[0], args[1:]
+            if args:
+                outputs, args = args[0], args[1:]
         super().__init__(*args, **kwargs)
         self.__dict__["_compiled"] = None
+        self.__dict__["_graph"] = None
+        if inputs is not None or outputs is not None:
+            if inputs is None or outputs is None:
+                raise InvalidArgumentError("Model: a functional model needs both inputs= and outputs=.")
+            self.__dict__["_graph"] = functional.Graph(inputs, outputs)
+            self.built = True
+
+    def _prepare(self, inputs):
+        if self._graph is not None:          # a list is several inputs; each layer converts what it gets
+            return inputs
+        return super()._prepare(inputs)
+
+    def _tracked_items(self):
+        if self._graph is not None:          # a functional model holds the layers of its graph
+            for i, layer in enumerate(self._graph.layers):
+                yield f"layer-{i}", layer
+        yield from super()._tracked_items()
 
     @property
     def layers(self):
@@ -23,6 +46,8 @@ class Model(Layer):
         return self._sublayers()
 
     def call(self, inputs, training=None):
+        if self._graph is not None:
+            return self._graph.run(inputs, training)
         raise NotImplementedError(f"{type(self).__name__} must define call(self, inputs) (the forward pass).")
 
     # ---- summary ------------------------------------------------------------------------
@@ -55,9 +80,23 @@ class Model(Layer):
         """Choose the optimizer, loss and metrics that ``fit`` and ``evaluate`` use."""
         self.optimizer, self.__dict__["_compiled"] = training.compile_parts(optimizer, loss, metrics)
 
-    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, validation_data=None, shuffle=True, seed=None):
-        """Train for ``epochs`` passes over (x, y) or a Dataset of (x, y) batches; returns a History."""
-        return training.fit(self, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed)
+    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, validation_data=None, shuffle=True, seed=None,
+            callbacks=None):
+        """Train for ``epochs`` passes over (x, y) or a Dataset of (x, y) batches; returns a History.
+
+        ``callbacks``: ``me.keras.callbacks`` objects (EarlyStopping, ModelCheckpoint, ...) fit calls as it goes.
+        """
+        return training.fit(self, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks)
+
+    def save_weights(self, filepath):
+        """Write every variable of the model to a checkpoint at ``filepath`` (as Keras' TF-format weights)."""
+        from ..train import Checkpoint
+        return Checkpoint(model=self).write(filepath)
+
+    def load_weights(self, filepath):
+        """Read the weights ``save_weights`` wrote into this model (built the same way); returns the status."""
+        from ..train import Checkpoint
+        return Checkpoint(model=self).restore(filepath)
 
     def evaluate(self, x=None, y=None, batch_size=32, verbose=0):
         """The loss (and the compiled metrics: then a list [loss, metric, ...]) over (x, y)."""

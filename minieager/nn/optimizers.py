@@ -133,6 +133,8 @@ class Optimizer:
         step = int(self.iterations._value) + 1
         for grad, var in pairs:
             self._update(var, grad._value, self._slots_for(var), step)
+            if getattr(var, "constraint", None) is not None:     # as Keras: project after the update
+                var.assign(var.constraint(var._snapshot()))
         _store(self.iterations, np.array(step, np.int64))
         if global_step is not None:
             global_step.assign_add(1)
@@ -308,3 +310,8 @@ def get(identifier):
         return _BY_NAME[identifier.lower()]()
     raise InvalidArgumentError(
         f"Unknown optimizer {identifier!r}: pass an optimizer object or one of {', '.join(sorted(_BY_NAME))}.")
+
+
+def __getattr__(name):
+    from .._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead

@@ -136,19 +136,37 @@ def _logs(loss_mean, metric_list, prefix=""):
     return logs
 
 
-def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed):
+def _callback_list(model, callbacks):
+    callbacks = list(callbacks or ())
+    for c in callbacks:
+        if not hasattr(c, "on_epoch_end") or not hasattr(c, "set_model"):
+            raise InvalidArgumentError(
+                f"fit: callbacks must be me.keras.callbacks.Callback objects, got {type(c).__name__}.")
+        c.set_model(model)
+    return callbacks
+
+
+def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks=None):
     parts = _compiled(model, "fit")
     loss_fn, metric_list, optimizer = parts["loss"], parts["metrics"], model.optimizer
     rng = np.random.default_rng(seed)
     history = History()
     loss_mean = metrics_lib.Mean("loss")
+    callbacks = _callback_list(model, callbacks)
+    model.__dict__["stop_training"] = False        # a callback sets it to end training after this epoch
+    for c in callbacks:
+        c.on_train_begin()
     for epoch in range(epochs):
+        for c in callbacks:
+            c.on_epoch_begin(epoch)
         loss_mean.reset_state()
         for m in metric_list:
             m.reset_state()
         total, batches = _batches("fit", x, y, batch_size, shuffle, rng)
         bar = _progress(total, verbose, f"Epoch {epoch + 1}/{epochs}")
-        for batch in batches:
+        for step, batch in enumerate(batches):
+            for c in callbacks:
+                c.on_train_batch_begin(step)
             xb, yb = _split_batch(batch)
             with GradientTape() as tape:
                 predictions = model(xb, training=True)
@@ -158,6 +176,8 @@ def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed
             loss_mean.update_state(loss, sample_weight=len(predictions))
             for m in metric_list:
                 m.update_state(yb, predictions)
+            for c in callbacks:
+                c.on_train_batch_end(step, {"loss": float(loss._value)})
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(_logs(loss_mean, metric_list), refresh=False)
@@ -170,7 +190,13 @@ def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed
             bar.close()
         elif verbose == 2:
             print(f"Epoch {epoch + 1}/{epochs}: " + ", ".join(f"{k}={v:.4f}" for k, v in logs.items()))
+        for c in callbacks:
+            c.on_epoch_end(epoch, logs)
         history._append(epoch, logs)
+        if model.stop_training:
+            break
+    for c in callbacks:
+        c.on_train_end()
     return history
 
 

@@ -1,70 +1,134 @@
-"""Turning the arguments of an op into tensors of one dtype.
+"""Turning the arguments of an op into tensors of one dtype, as TensorFlow does.
 
-A Python scalar next to a tensor is "weak": it takes the tensor's dtype (``x * 2`` stays
-float16 for a float16 ``x``). A Python float next to an integer tensor makes both float32, so
-nothing is silently truncated. Two tensors of different dtypes meet in the dtype given by the
-promotion table in ``engine/dtypes.py``.
+The rules (README "dtypes" states them for learners):
+
+- Two tensors of different dtypes never meet silently: ``me.constant(1.0) + me.constant(1)``
+  raises an error naming both dtypes and ``me.cast`` (TF raises InvalidArgumentError too).
+- A Python number, list or NumPy array next to a tensor converts to that tensor's dtype, if its
+  values fit: ``x * 2`` stays float16 for a float16 ``x``; ``int_tensor * 2.0`` is int32, but
+  ``int_tensor * 2.5`` raises (2.5 has no int32 value), as does ``uint8_tensor + 300``.
+- With no tensor among the arguments, the first one sets the dtype (``me.add(1, 2)`` is int32).
 """
 import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor, wrap
-from .creation import convert_to_tensor
+from .creation import _to_array, convert_to_tensor
 
 _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+_ORDINALS = ("first", "second", "third", "fourth")
 
 
-def _weak_scalar(value, like, op_name):
-    """The Python scalar ``value`` as a tensor of ``like``'s dtype (or float32, see above)."""
-    dtype = like._dtype
+def _fits(array, dtype):
+    """Whether every value of ``array`` has an exact-enough value in ``dtype`` (no truncation, no overflow)."""
+    kind = array.dtype.kind
+    if dtype.is_bool:
+        return kind == "b"
+    if kind == "b" or array.size == 0:
+        return True
+    if dtype.is_integer:
+        if kind == "f" and not (np.all(np.isfinite(array)) and np.all(np.mod(array, 1) == 0)):
+            return False
+        return dtype.min <= array.min() and array.max() <= dtype.max
+    finite = array[np.isfinite(array)] if kind == "f" else array   # inf and nan are floats of every width
+    return finite.size == 0 or float(np.max(np.abs(finite))) <= float(dtype.max)
+
+
+def _tensor_on(array, device):
+    """A new tensor of ``array`` on ``device``: where a converted Python value is placed beside its tensor."""
+    return wrap(array, device)
+
+
+def _scalar_fits(value, dtype):
+    """``_fits`` for one Python number, in plain Python (the common ``x * 2`` must stay cheap)."""
+    if dtype.is_bool:
+        return isinstance(value, (bool, np.bool_))
     if isinstance(value, (float, np.floating)):
-        if not dtype.is_floating:
-            dtype = dtypes.float32
-    elif not isinstance(value, (bool, np.bool_)):
-        if dtype.is_bool:
-            dtype = dtypes.int32
-        if dtype.is_integer and not (dtype.min <= value <= dtype.max):
-            raise InvalidArgumentError(
-                f"{op_name}: the Python number {value} does not fit in the tensor's dtype {dtype.name} "
-                f"(range {dtype.min}..{dtype.max}). Cast the tensor to a wider dtype first.")
-    return wrap(np.array(value, dtype.np_dtype), like._device)
+        if dtype.is_integer:
+            return float(value).is_integer() and dtype.min <= value <= dtype.max
+        return -dtype.max <= value <= dtype.max or value != value or abs(value) == float("inf")  # nan, inf fit
+    return dtype.min <= value <= dtype.max if dtype.is_integer else -dtype.max <= value <= dtype.max
 
 
-def cast_to(x, dtype):
-    if x.dtype is dtype:
-        return x
-    from .elementwise import cast
-    return cast(x, dtype)
+def _hint(array, dtype):
+    if dtype.is_bool:
+        return "Compare first (x != 0), or cast the tensor with me.cast(x, me.int32)"
+    if dtype.is_floating or array.dtype.kind == "f":
+        wider = "float64" if dtype in (dtypes.float32, dtypes.float64) else "float32"
+        return f"Cast the tensor first, e.g. me.cast(x, me.{wider})"
+    return f"Cast the tensor to a wider dtype first, e.g. me.cast(x, me.{'float64' if dtype is dtypes.int64 else 'int64'})"
+
+
+def _convert_like(value, dtype, device, op_name, position=None):
+    """``value`` (a Python number, list or NumPy array) as a tensor of ``dtype``, or a teaching error.
+
+    ``position`` is the value's place among an op's arguments; None for a Variable's new value.
+    """
+    if isinstance(value, _PYTHON_SCALARS):
+        if _scalar_fits(value, dtype):
+            return _tensor_on(np.array(value, dtype.np_dtype), device)
+        array, fits = np.asarray(value), False
+    else:
+        array, _ = _to_array(value, op_name)
+        fits = array.dtype == dtype.np_dtype or _fits(array, dtype)
+    if not fits:
+        shown = f"the value {value!r:.60}" if isinstance(value, _PYTHON_SCALARS) else \
+            f"the {type(value).__name__} of dtype {array.dtype} (values {array.min()}..{array.max()})"
+        if position is not None:
+            shown += f" (the {_ORDINALS[min(position, 3)]} argument)"
+        whose = "the variable's dtype" if position is None else "the dtype of the tensor beside it"
+        fix = (f"A variable's dtype never changes: make it with the dtype you need, e.g. me.Variable(..., "
+               f"dtype=me.float32)" if position is None else _hint(array, dtype))
+        raise InvalidArgumentError(
+            f"{op_name}: {shown} does not fit in {dtype.name}, {whose}"
+            + (f" (range {dtype.min}..{dtype.max})" if dtype.is_integer else "")
+            + f". minieager, like TensorFlow, converts a Python value to the tensor's dtype and never "
+            f"widens the tensor silently. {fix}.")
+    if array.dtype != dtype.np_dtype:
+        array = array.astype(dtype.np_dtype)
+    elif array is value:
+        array = np.array(array, copy=True)     # the tensor owns its memory
+    return _tensor_on(array, device)
+
+
+def mixed_dtypes_error(op_name, tensors):
+    """The error for two tensors of different dtypes meeting in ``op_name`` (as TF, no promotion)."""
+    a = tensors[0]
+    i, b = next((i, t) for i, t in enumerate(tensors) if t._dtype is not a._dtype)
+    wider = dtypes.wider(a._dtype, b._dtype)
+    narrow = i if wider is a._dtype else 0
+    return InvalidArgumentError(
+        f"{op_name}: the {_ORDINALS[0]} argument is a {a.dtype.name} tensor but the {_ORDINALS[min(i, 3)]} "
+        f"is {b.dtype.name}. minieager, like TensorFlow, never mixes dtypes in one op (it would hide "
+        f"precision loss or overflow). Cast one of them first, e.g. me.cast(t, me.{wider.name}) on the "
+        f"{_ORDINALS[min(narrow, 3)]} argument.")
 
 
 def operands(op_name, *values):
-    """Convert ``values`` to tensors of one common dtype (see the module docstring)."""
-    if len(values) == 2:        # the common cases, kept fast: tensor-tensor and tensor-scalar
+    """``values`` as tensors of one dtype (see the module docstring), or a teaching error."""
+    if len(values) == 2:        # the common cases, kept fast: tensor-tensor and tensor-number
         a, b = values
         if isinstance(a, Tensor):
             if isinstance(b, Tensor):
                 if a._dtype is b._dtype:
                     return values
-            elif isinstance(b, _PYTHON_SCALARS):
-                b = _weak_scalar(b, a, op_name)
-                return (a, b) if a._dtype is b._dtype else (cast_to(a, b._dtype), b)
-        elif isinstance(b, Tensor) and isinstance(a, _PYTHON_SCALARS):
-            a = _weak_scalar(a, b, op_name)
-            return (a, b) if a._dtype is b._dtype else (a, cast_to(b, a._dtype))
+                raise mixed_dtypes_error(op_name, values)
+            if isinstance(b, _PYTHON_SCALARS) and _scalar_fits(b, a._dtype):
+                return a, _tensor_on(np.array(b, a._dtype.np_dtype), a._device)
+        elif isinstance(b, Tensor) and isinstance(a, _PYTHON_SCALARS) and _scalar_fits(a, b._dtype):
+            return _tensor_on(np.array(a, b._dtype.np_dtype), b._device), b
     anchor = next((v for v in values if isinstance(v, Tensor)), None)
-    tensors = []
-    for v in values:
-        if isinstance(v, Tensor):
-            tensors.append(v)
-        elif anchor is not None and isinstance(v, _PYTHON_SCALARS):
-            tensors.append(_weak_scalar(v, anchor, op_name))
-        else:
-            tensors.append(convert_to_tensor(v))
-    dtype = tensors[0].dtype
-    for t in tensors[1:]:
-        dtype = dtypes.promote(dtype, t.dtype, op_name)
-    return [cast_to(t, dtype) for t in tensors]
+    if anchor is None:      # no tensor: the first value decides (me.add(1, 2.5) raises, as tf.add does)
+        anchor = convert_to_tensor(values[0])
+        values = (anchor,) + values[1:]
+    dtype, device = anchor._dtype, anchor._device
+    tensors = [v if isinstance(v, Tensor) else _convert_like(v, dtype, device, op_name, i)
+               for i, v in enumerate(values)]
+    for t in tensors:
+        if t._dtype is not dtype:
+            raise mixed_dtypes_error(op_name, tensors)
+    return tensors
 
 
 def check_not_bool(op_name, *tensors):

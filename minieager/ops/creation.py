@@ -153,3 +153,15 @@ def one_hot_flat(index, size, shape, dtype):
     array = np.zeros(size, dtype.np_dtype)
     array[index] = 1
     return wrap(array.reshape(tuple(shape)), current_device())
+
+
+def get_static_value(tensor, partial=False):
+    """The value of ``tensor`` as a NumPy array: in eager execution every tensor's value is known.
+
+    A Variable gives None, as in TF: its value can change, so it is not a static (constant) value.
+    Anything that is not a tensor is returned as it is.
+    """
+    from ..autodiff.variable import Variable
+    if isinstance(tensor, Variable):
+        return None
+    return tensor.numpy() if isinstance(tensor, Tensor) else tensor

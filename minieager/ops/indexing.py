@@ -4,6 +4,8 @@ Reading some elements is linear, so the gradient is a "scatter": zeros of the in
 with the output gradient added back at the positions that were read (added, because an
 index can appear twice).
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from ..engine.errors import InvalidArgumentError
@@ -13,6 +15,13 @@ from ._axes import normalize_axis
 from .creation import convert_to_tensor
 
 newaxis = None
+
+
+class IndexedSlices(NamedTuple):
+    """Rows of a larger tensor: ``values[i]`` is row ``indices[i]`` (``Variable.scatter_update`` takes one)."""
+    values: object
+    indices: object
+    dense_shape: object = None
 
 
 def _normalize_index(index, shape):
@@ -107,3 +116,69 @@ _where_indices = Op("where_indices", ("cond",))
 def where_indices(condition):
     """The coordinates of the True elements, shape (n, rank), int64 (``me.where(cond)``)."""
     return _where_indices(condition)
+
+
+# ---- gather_nd and scatter_nd: each is the other's gradient ------------------------------------------
+def _check_nd_indices(op_name, indices, shape):
+    """indices (..., k) must be integers addressing the first k axes of ``shape``, in range."""
+    if not indices.dtype.is_integer or indices.ndim < 1:
+        raise InvalidArgumentError(
+            f"{op_name}: indices must be an integer tensor of shape (..., k), got {indices.dtype.name} with "
+            f"shape {tuple(indices.shape)}.")
+    k = indices.shape[-1]
+    if k > len(shape):
+        raise InvalidArgumentError(
+            f"{op_name}: each index has {k} coordinates but the tensor has only {len(shape)} axes {tuple(shape)}.")
+    values = indices._value
+    for axis in range(k):
+        column, n = values[..., axis], shape[axis]
+        if column.size and (column.min() < 0 or column.max() >= n):
+            bad = column[(column < 0) | (column >= n)].flat[0]
+            raise InvalidArgumentError(
+                f"{op_name}: index {bad} in coordinate {axis} is out of range for a dimension of size {n} "
+                f"(shape {tuple(shape)}). Indices must be in [0, {n}).")
+    return k
+
+
+_gather_nd = Op("gather_nd", ("params", "indices"), "params[indices]", ("scatter_nd(indices, dy)", None),
+                vjp=lambda dy, params, indices, out: (_scatter_nd(indices, dy, shape=tuple(params.shape)), None))
+_scatter_nd = Op("scatter_nd", ("indices", "updates"), "zeros with updates added at indices",
+                 (None, "gather_nd(dy, indices)"),
+                 vjp=lambda dy, indices, updates, out, shape: (None, _gather_nd(dy, indices)))
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    """Slices of ``params`` at the coordinates in ``indices`` (shape (..., k)): ``params[i0, ..., ik-1]``."""
+    params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+    if batch_dims != 0:
+        raise InvalidArgumentError("gather_nd: batch_dims other than 0 is not supported; loop over the batch "
+                                   "or add the batch coordinate to the indices.")
+    _check_nd_indices("gather_nd", indices, params.shape)
+    return _gather_nd(params, indices)
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeated indices add up, as in TF)."""
+    from .creation import _shape_tuple
+    indices, updates = convert_to_tensor(indices), convert_to_tensor(updates)
+    shape = _shape_tuple(shape, "scatter_nd")
+    k = _check_nd_indices("scatter_nd", indices, shape)
+    wanted = tuple(indices.shape[:-1]) + shape[k:]
+    if tuple(updates.shape) != wanted:
+        raise InvalidArgumentError(
+            f"scatter_nd: updates must have shape indices.shape[:-1] + shape[{k}:] = {wanted}, got "
+            f"{tuple(updates.shape)}.")
+    return _scatter_nd(indices, updates, shape=shape)
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Rows of the embedding matrix ``params`` for each id: ``me.gather(params, ids)``, as TF's."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise InvalidArgumentError("embedding_lookup: sharded params (a list of several tensors) are not "
+                                       "supported; concatenate them into one matrix with me.concat.")
+        params = params[0]
+    if max_norm is not None:
+        raise InvalidArgumentError("embedding_lookup: max_norm is not supported; clip the rows with "
+                                   "me.clip_by_norm after the lookup.")
+    return gather(params, ids)

@@ -1,4 +1,4 @@
-"""Linear algebra: matmul (2-D and batched), tensordot, norm.
+"""Linear algebra: matmul (2-D and batched), tensordot, norm, einsum, diag and diag_part.
 
 For ``out = a @ b`` the gradients are ``dy @ b^T`` for ``a`` and ``a^T @ dy`` for ``b``; the
 transpose flags let the backward pass use them without copying a transposed matrix.
@@ -9,6 +9,7 @@ from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from . import elementwise as ew
 from ._operands import broadcast_shape, check_not_bool, operands
+from .creation import convert_to_tensor
 
 
 def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
@@ -87,3 +88,91 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
     if ord == np.inf:
         return reduce_max(ew.abs(x), axis=axis, keepdims=keepdims)
     raise InvalidArgumentError(f"norm: ord must be 'euclidean', 1, 2 or np.inf, got {ord!r}.")
+
+
+# ---- einsum ---------------------------------------------------------------------------------------
+def _parse_einsum(equation, n):
+    """``equation`` in explicit form ("ij,jk->ik"): a list of input subscripts and the output's."""
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise InvalidArgumentError(f"einsum: ellipses ('...') are not supported in {equation!r}; name every axis.")
+    inputs, arrow, output = equation.partition("->")
+    subs = inputs.split(",")
+    if len(subs) != n:
+        raise InvalidArgumentError(f"einsum: the equation {equation!r} has {len(subs)} inputs but {n} tensors were given.")
+    letters = "".join(subs)
+    if not arrow:   # implicit form: the letters that appear once, in alphabetical order (as NumPy and TF)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    if not all(c.isalpha() for c in letters + output):
+        raise InvalidArgumentError(f"einsum: subscripts must be letters, got {equation!r}.")
+    for s in subs:
+        if len(set(s)) != len(s):
+            raise InvalidArgumentError(
+                f"einsum: a letter repeats within one input ({s!r} in {equation!r}): diagonals are not supported. "
+                f"Use me.linalg.diag_part (and me.reduce_sum for a trace).")
+    return subs, output
+
+
+def _einsum_vjp(dy, *inputs, out, equation):
+    subs, output = _parse_einsum(equation, len(inputs))
+    grads = []
+    for k, x in enumerate(inputs):
+        others = [s for j, s in enumerate(subs) if j != k]
+        seen = set(output).union(*others)
+        kept = "".join(c for c in subs[k] if c in seen)   # letters summed away inside x alone come back by broadcasting
+        grad = _einsum(dy, *[t for j, t in enumerate(inputs) if j != k],
+                       equation=",".join([output] + others) + "->" + kept)
+        if kept != subs[k]:
+            from .shape import broadcast_to, reshape
+            grad = broadcast_to(reshape(grad, [n if c in seen else 1 for c, n in zip(subs[k], x.shape)]), x.shape)
+        grads.append(grad)
+    return tuple(grads)
+
+
+_einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the other inputs",), vjp=_einsum_vjp)
+
+
+def einsum(equation, *inputs, name=None):
+    """Sums of products named by subscripts: ``me.einsum("ij,jk->ik", a, b)`` is ``a @ b``."""
+    tensors = operands("einsum", *inputs) if len(inputs) > 1 else [convert_to_tensor(inputs[0])]
+    check_not_bool("einsum", *tensors)
+    subs, output = _parse_einsum(equation, len(tensors))
+    sizes = {}
+    for s, t in zip(subs, tensors):
+        if len(s) != t.ndim:
+            raise InvalidArgumentError(f"einsum: subscripts {s!r} name {len(s)} axes but the tensor has shape {tuple(t.shape)}.")
+        for c, n in zip(s, t.shape):
+            if sizes.setdefault(c, n) != n:
+                raise InvalidArgumentError(f"einsum: axis {c!r} has size {sizes[c]} in one input and {n} in another.")
+    missing = set(output) - set(sizes)
+    if missing or len(set(output)) != len(output):
+        raise InvalidArgumentError(f"einsum: every output letter must appear once and in an input, got {output!r}.")
+    return _einsum(*tensors, equation=",".join(subs) + "->" + output)
+
+
+# ---- diagonals ------------------------------------------------------------------------------------
+_diag = Op("diag", ("diagonal",), "matrix with the diagonal", ("diag_part(dy)",),
+           vjp=lambda dy, d, out, shape: (_diag_part(dy),))
+_diag_part = Op("diag_part", ("x",), "the main diagonal of x", ("matrix with dy on the diagonal",),
+                vjp=lambda dy, x, out: (_diag(dy, shape=tuple(x.shape)),))
+
+
+def diag(diagonal, name=None, k=0):
+    """Square matrices with ``diagonal`` (shape (..., n)) on their main diagonal: (..., n, n)."""
+    diagonal = convert_to_tensor(diagonal)
+    if k != 0:
+        raise InvalidArgumentError("linalg.diag: only the main diagonal (k=0) is supported.")
+    if diagonal.ndim < 1:
+        raise InvalidArgumentError("linalg.diag: the diagonal must have rank >= 1, got a scalar.")
+    n = diagonal.shape[-1]
+    return _diag(diagonal, shape=tuple(diagonal.shape) + (n,))
+
+
+def diag_part(input, name=None, k=0):  # noqa: A002 (TF's name)
+    """The main diagonal of each matrix in ``input`` (..., m, n): shape (..., min(m, n))."""
+    x = convert_to_tensor(input)
+    if k != 0:
+        raise InvalidArgumentError("linalg.diag_part: only the main diagonal (k=0) is supported.")
+    if x.ndim < 2:
+        raise InvalidArgumentError(f"linalg.diag_part: input must have rank >= 2, got shape {tuple(x.shape)}.")
+    return _diag_part(x)

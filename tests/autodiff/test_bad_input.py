@@ -34,10 +34,12 @@ def test_a_target_that_is_not_a_tensor():
         tape.gradient(3.0, x)
 
 
-def test_watching_a_python_number_is_a_type_error():
+@pytest.mark.parametrize("value", [3.0, np.array([1.0, 2.0]), [me.constant(1.0), np.float32(2.0)]], ids=str)
+def test_watching_a_python_number_or_numpy_array_is_a_value_error(value):
+    # TF: tape.watch(np.array(...)) raises ValueError "Passed in object ... of type 'ndarray', not tf.Tensor".
     with me.GradientTape() as tape:
-        with pytest.raises(TypeError, match="me.constant"):
-            tape.watch(3.0)
+        with pytest.raises(ValueError, match=r"tape.watch\(\) takes tensors or variables, not .*me.constant"):
+            tape.watch(value)
 
 
 @pytest.mark.parametrize("value", [me.constant(3), me.constant([True, False]), me.Variable([1, 2])])

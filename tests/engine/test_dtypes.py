@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import minieager as me
 from minieager.engine import dtypes
@@ -53,10 +54,10 @@ def test_unsupported_numpy_dtypes_are_an_error(dtype):
         me.as_dtype(dtype)
 
 
-# ---- promotion between two tensors -----------------------------------------------------------------
-# The documented table: bool < uint8 < int32 < int64 < float16 < float32 < float64, the later wins,
-# except int64 with float16 gives float32.
-EXPECTED_PROMOTION = {
+# ---- two tensors of different dtypes: an error, as in TensorFlow ----------------------------------
+# The order an error message suggests casting to: bool < uint8 < int32 < int64 < float16 < float32 <
+# float64, the later wins, except int64 with float16 gives float32.
+EXPECTED_WIDER = {
     (me.uint8, me.int32): me.int32, (me.uint8, me.int64): me.int64, (me.uint8, me.float16): me.float16,
     (me.int32, me.int64): me.int64, (me.int32, me.float16): me.float16, (me.int32, me.float32): me.float32,
     (me.int64, me.float16): me.float32, (me.int64, me.float32): me.float32, (me.int64, me.float64): me.float64,
@@ -67,15 +68,15 @@ EXPECTED_PROMOTION = {
 
 
 @pytest.mark.parametrize("a, b", list(itertools.product(ALL, ALL)), ids=str)
-def test_promotion_table_is_symmetric_and_follows_the_documented_order(a, b):
-    result = dtypes.promote(a, b)
-    assert result is dtypes.promote(b, a)
+def test_the_suggested_cast_is_symmetric_and_follows_the_documented_order(a, b):
+    result = dtypes.wider(a, b)
+    assert result is dtypes.wider(b, a)
     if a is b:
         assert result is a
-    elif (a, b) in EXPECTED_PROMOTION:
-        assert result is EXPECTED_PROMOTION[(a, b)]
-    elif (b, a) in EXPECTED_PROMOTION:
-        assert result is EXPECTED_PROMOTION[(b, a)]
+    elif (a, b) in EXPECTED_WIDER:
+        assert result is EXPECTED_WIDER[(a, b)]
+    elif (b, a) in EXPECTED_WIDER:
+        assert result is EXPECTED_WIDER[(b, a)]
     else:
         assert result in (a, b) and ALL.index(result) == max(ALL.index(a), ALL.index(b))
 
@@ -83,29 +84,66 @@ def test_promotion_table_is_symmetric_and_follows_the_documented_order(a, b):
 @pytest.mark.parametrize("a, b", [
     (me.uint8, me.int32), (me.int32, me.int64), (me.int32, me.float32), (me.int64, me.float16),
     (me.float16, me.float32), (me.float32, me.float64), (me.uint8, me.float64)], ids=str)
-def test_ops_on_two_tensors_promote(a, b):
-    x = me.constant(np.array([1, 2, 3], a.np_dtype))
-    y = me.constant(np.array([4, 5, 6], b.np_dtype))
-    expected_dtype = EXPECTED_PROMOTION[(a, b)]
-    assert_tensor(x + y, [5, 7, 9], dtype=expected_dtype)
-    assert_tensor(y * x, [4, 10, 18], dtype=expected_dtype)
-    assert_tensor(me.maximum(x, y), [4, 5, 6], dtype=expected_dtype)
-    assert (x < y).dtype == me.bool
+@pytest.mark.parametrize("op", [me.add, me.multiply, me.maximum, me.less, me.matmul,
+                                lambda x, y: me.concat([x, y], 0), lambda x, y: me.where(x > 0, x, y)],
+                         ids=["add", "multiply", "maximum", "less", "matmul", "concat", "where"])
+def test_two_tensors_of_different_dtypes_are_an_error_naming_both_and_the_cast(a, b, op):
+    # TF: tf.constant(1.0) + tf.constant(1) raises InvalidArgumentError ("cannot compute AddV2 as
+    # input #1 was expected to be a float tensor but is a int32 tensor"); nothing is promoted.
+    x = me.constant(np.array([[1, 2], [3, 4]], a.np_dtype))
+    y = me.constant(np.array([[4, 5], [6, 7]], b.np_dtype))
+    wide = EXPECTED_WIDER[(a, b)].name
+    for first, second in ((x, y), (y, x)):
+        with pytest.raises(InvalidArgumentError) as info:
+            op(first, second)
+        message = str(info.value)
+        assert first.dtype.name in message and second.dtype.name in message
+        assert f"me.cast(t, me.{wide})" in message
 
 
-# ---- weak Python scalars --------------------------------------------------------------------------------
-@pytest.mark.parametrize("dtype, scalar, expected_dtype", [
-    (me.float16, 2, me.float16), (me.float16, 2.5, me.float16), (me.float64, 2, me.float64),
-    (me.float64, 0.1, me.float64), (me.int32, 2, me.int32), (me.int64, 3, me.int64), (me.uint8, 2, me.uint8),
-    (me.int32, 2.5, me.float32), (me.int64, 0.5, me.float32), (me.uint8, 1.5, me.float32),
+def test_mixed_dtypes_in_an_operator_name_the_op():
+    with pytest.raises(InvalidArgumentError, match=r"^add: the first argument is a float32 tensor but the "
+                                                   r"second is int32.*me\.cast\(t, me\.float32\) on the second"):
+        me.constant(1.0) + me.constant(1)
+
+
+def test_a_cast_makes_mixed_dtypes_work():
+    x, n = me.constant([1.5, 2.5]), me.constant([2, 3])
+    assert_tensor(x * me.cast(n, me.float32), [3.0, 7.5], dtype=me.float32)
+
+
+# ---- Python numbers and NumPy arrays take the tensor's dtype where they fit ---------------------------
+@pytest.mark.parametrize("dtype, scalar", [
+    (me.float16, 2), (me.float16, 2.5), (me.float64, 2), (me.float64, 0.1), (me.int32, 2), (me.int64, 3),
+    (me.uint8, 2), (me.int32, 2.0), (me.uint8, 255), (me.float32, True),
 ], ids=str)
-def test_python_scalars_are_weak(dtype, scalar, expected_dtype):
+def test_python_numbers_take_the_tensor_dtype(dtype, scalar):
+    # TF: binary ops convert a Python operand with convert_to_tensor(y, dtype=x.dtype).
     x = np.array([1, 2, 4], dtype.np_dtype)
     t = me.constant(x)
-    exact = x.astype(np.float64) * scalar
-    assert_tensor(t * scalar, exact, dtype=expected_dtype)
-    assert_tensor(scalar * t, exact, dtype=expected_dtype)
-    assert_tensor(t + scalar, x.astype(np.float64) + scalar, dtype=expected_dtype)
+    exact = (x.astype(np.float64) * scalar).astype(dtype.np_dtype)
+    assert_tensor(t * scalar, exact, dtype=dtype)
+    assert_tensor(scalar * t, exact, dtype=dtype)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([me.uint8, me.int32, me.int64, me.float16, me.float32]),
+       st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=False, allow_infinity=False, width=64)))
+def test_a_python_number_converts_exactly_when_its_value_fits(dtype, value):
+    # The rule behind TF's convert_to_tensor(value, dtype=x.dtype): no truncation, no overflow, else an error.
+    if dtype.is_integer:
+        fits = float(value).is_integer() and dtype.min <= value <= dtype.max
+    else:
+        fits = abs(value) <= dtype.max
+    t = me.constant(np.array([1], dtype.np_dtype))
+    if fits:
+        result = t * value
+        assert result.dtype == dtype
+        expected = np.array([1], dtype.np_dtype) * np.array(value, dtype.np_dtype)
+        np.testing.assert_array_equal(result.numpy(), expected)
+    else:
+        with pytest.raises(InvalidArgumentError, match="does not fit"):
+            t * value
 
 
 def test_float64_scalar_keeps_full_precision_next_to_float64():
@@ -113,16 +151,43 @@ def test_float64_scalar_keeps_full_precision_next_to_float64():
     assert (t + 1e-10).numpy()[0] == 1.0 + 1e-10
 
 
-def test_python_int_that_does_not_fit_is_an_error():
-    with pytest.raises(InvalidArgumentError, match="does not fit in the tensor's dtype uint8"):
-        me.constant([1], dtype=me.uint8) + 300
-    with pytest.raises(InvalidArgumentError, match="int32"):
-        me.constant([1]) * 2**40
+@pytest.mark.parametrize("dtype, value, hint", [
+    (me.uint8, 300, r"range 0\.\.255.*me\.cast\(x, me\.int64\)"), (me.uint8, -1, "range 0"),
+    (me.int32, 2**40, r"me\.cast\(x, me\.int64\)"), (me.int32, 2.5, r"me\.cast\(x, me\.float32\)"),
+    (me.int64, 0.5, "float32"), (me.float16, 70000, r"me\.cast\(x, me\.float32\)"),
+    (me.bool, 1, r"x != 0"),
+], ids=str)
+def test_python_number_that_does_not_fit_is_an_error(dtype, value, hint):
+    # TF: tf.constant([1]) * 2.5 raises "Cannot convert 2.5 to EagerTensor of dtype int32"; minieager
+    # never widens the tensor instead (the issue's float16 case: 70000 + 1.0 would be inf).
+    t = me.constant(np.array([1], dtype.np_dtype))
+    with pytest.raises(InvalidArgumentError, match=f"does not fit in {dtype.name}, the dtype of the tensor beside it.*{hint}"):
+        t + value
+    with pytest.raises(InvalidArgumentError, match="does not fit"):
+        value * t
 
 
-def test_numpy_arrays_are_not_weak():
-    result = me.constant([1.0], dtype=me.float16) + np.array([1.0])      # a float64 array
-    assert result.dtype == me.float64
+def test_numpy_arrays_and_lists_take_the_tensor_dtype():
+    # TF: tf.constant([1.0], tf.float16) + np.array([1.0]) is float16 (the array converts).
+    assert_tensor(me.constant([1.0], dtype=me.float16) + np.array([1.0]), [2.0], dtype=me.float16)
+    assert_tensor(me.constant([1, 2]) + np.array([1, 2], np.int64), [2, 4], dtype=me.int32)
+    assert_tensor(me.constant([1.0, 2.0]) * [2, 3], [2.0, 6.0], dtype=me.float32)
+    assert_tensor(np.array([0.5]) * me.constant([4.0]), [2.0], dtype=me.float32)
+
+
+def test_numpy_array_that_does_not_fit_is_an_error():
+    with pytest.raises(InvalidArgumentError, match=r"ndarray of dtype float64 .*\(the second argument\) does not fit in int32"):
+        me.constant([1, 2]) + np.array([0.5, 1.0])
+    with pytest.raises(InvalidArgumentError, match="does not fit.*float32"):
+        me.constant([1.0]) + np.array([1e300])
+
+
+def test_with_no_tensor_the_first_argument_sets_the_dtype():
+    # TF: tf.add(1, 2) is int32 and tf.add(1, 2.5) raises (2.5 does not convert to int32).
+    assert_tensor(me.add(1, 2), 3, dtype=me.int32)
+    assert_tensor(me.add(1.0, 2), 3.0, dtype=me.float32)
+    with pytest.raises(InvalidArgumentError, match="2.5.*does not fit.*int32"):
+        me.add(1, 2.5)
 
 
 # ---- bool arithmetic --------------------------------------------------------------------------------

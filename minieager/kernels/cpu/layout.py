@@ -89,3 +89,66 @@ def one_hot(indices, depth, on_value, off_value, dtype):
 @register_kernel("where_indices")
 def where_indices(cond):
     return np.argwhere(cond).astype(np.int64)
+
+
+def _coordinates(indices):
+    """indices (..., k) -> a tuple of k index arrays, one per leading axis (NumPy's advanced indexing)."""
+    return tuple(np.moveaxis(indices, -1, 0))
+
+
+@register_kernel("gather_nd")
+def gather_nd(params, indices):
+    return np.asarray(params[_coordinates(indices)], order="C")
+
+
+@register_kernel("scatter_nd")
+def scatter_nd(indices, updates, shape):
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up, as in TF)."""
+    out = np.zeros(shape, updates.dtype)
+    np.add.at(out, _coordinates(indices), updates)
+    return out
+
+
+@register_kernel("take_along_axis")
+def take_along_axis(x, indices, axis):
+    return np.take_along_axis(x, indices, axis=axis)
+
+
+@register_kernel("put_along_axis")
+def put_along_axis(dy, indices, axis, shape):
+    """Zeros of ``shape`` with ``dy`` added back where ``take_along_axis`` read each element."""
+    out = np.zeros(shape, dy.dtype)
+    index = list(np.indices(indices.shape, sparse=True))
+    index[axis] = indices
+    np.add.at(out, tuple(index), dy)
+    return out
+
+
+@register_kernel("argsort")
+def argsort(x, axis, descending):
+    order = np.argsort(x, axis=axis, kind="stable")
+    return np.ascontiguousarray(np.flip(order, axis=axis) if descending else order).astype(np.int32)
+
+
+@register_kernel("unique")
+def unique(x, out_idx):
+    """The distinct values in order of first appearance (as TF, not sorted as np.unique), and where each x went."""
+    values, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return values[order], rank[inverse.reshape(-1)].astype(out_idx.np_dtype)
+
+
+@register_kernel("diag")
+def diag(d, shape):
+    """A matrix of ``shape`` (..., m, n), zero but for ``d`` on its main diagonal."""
+    out = np.zeros(shape, d.dtype)
+    k = min(shape[-2:])
+    out[..., np.arange(k), np.arange(k)] = d
+    return out
+
+
+@register_kernel("diag_part")
+def diag_part(x):
+    return np.ascontiguousarray(np.diagonal(x, axis1=-2, axis2=-1))

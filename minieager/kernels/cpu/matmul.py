@@ -28,3 +28,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
     out = np.matmul(a, b)
     blas_called()   # its threads now spin for a while: the next loops run on one thread (threads.py)
     return downcast(out, dtype)
+
+
+@register_kernel("einsum", "cpu")
+def einsum(*operands, equation):
+    """NumPy's einsum (``optimize`` picks a good order of pairwise products, often through BLAS)."""
+    return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 1), order="C")   # (0-d stays 0-d)

@@ -17,14 +17,14 @@ import re
 import numpy as np
 
 from ... import nest
-from ...autodiff.variable import Variable, _name_counts as variable_names
+from ...autodiff.variable import Variable
 from ...engine import dtypes
 from ...engine.errors import InvalidArgumentError
 from ...engine.scope import name_scope
 from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
-from .. import initializers
+from .. import functional, initializers
 from ...tracking import flatten_trackables, is_trackable
 
 _name_counts = collections.defaultdict(itertools.count)
@@ -33,9 +33,8 @@ _takes_training = {}        # call function -> whether it accepts a ``training``
 
 
 def clear_session():
-    """Restart layer and variable names ("dense", "dense/kernel:0" ...), as ``tf.keras.backend.clear_session``."""
+    """Restart layer names ("dense", "dense_1" ...), as ``tf.keras.backend.clear_session``."""
     _name_counts.clear()
-    variable_names.clear()
 
 
 def _snake_case(name):
@@ -238,6 +237,8 @@ class Layer:
         return inputs
 
     def __call__(self, inputs, *args, training=None, **kwargs):
+        if type(inputs) is not Tensor and not args and functional.is_symbolic(inputs):   # functional API
+            return functional.call_symbolic(self, inputs, kwargs)
         inputs = self._prepare(inputs)
         if not self.built:
             self._build_for(inputs.shape if isinstance(inputs, Tensor) else

@@ -1,4 +1,4 @@
-"""The everyday layers: Dense, Activation, Flatten, Dropout, Embedding."""
+"""The everyday layers: Dense, Activation, Flatten, Dropout, Embedding, Lambda."""
 from ...engine.tensor import TensorShape
 from ...ops import nn as nn_ops
 from ...ops.elementwise import cast
@@ -103,3 +103,23 @@ class Embedding(Layer):
 
     def compute_output_shape(self, input_shape):
         return TensorShape(tuple(input_shape) + (self.output_dim,))
+
+
+class Lambda(Layer):
+    """Wraps a function of the inputs as a layer (no variables): a step of a functional model.
+
+    Given a list of inputs, the function receives the list (``Lambda(lambda xs: me.concat(xs, -1))``
+    joins two branches), where other layers would make one tensor of it.
+    """
+
+    def __init__(self, function, **kwargs):
+        super().__init__(**kwargs)
+        self.function = function
+
+    def _prepare(self, inputs):
+        if isinstance(inputs, (list, tuple)):
+            return type(inputs)(Layer._prepare(self, t) for t in inputs)
+        return super()._prepare(inputs)
+
+    def call(self, inputs):
+        return self.function(inputs)

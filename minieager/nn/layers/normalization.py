@@ -1,4 +1,5 @@
-"""BatchNormalization: normalise each channel with batch statistics while training, moving ones after."""
+"""BatchNormalization (each channel, with batch statistics while training, moving ones after) and
+LayerNormalization (each example over its features)."""
 from ...engine.tensor import TensorShape
 from ...ops import elementwise as ew
 from ...ops.reductions import reduce_mean
@@ -61,3 +62,46 @@ class BatchNormalization(Layer):
     def compute_output_shape(self, input_shape):
         return TensorShape(input_shape)
 
+
+
+class LayerNormalization(Layer):
+    """``gamma * (x - mean) / sqrt(variance + epsilon) + beta`` over the feature ``axis`` of each example.
+
+    Unlike BatchNormalization the statistics are each example's own, so training and inference
+    compute the same thing and there are no moving statistics. Built from ordinary ops: the tape
+    differentiates it like any other composition.
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, **kwargs):
+        super().__init__(**kwargs)
+        self.axis, self.epsilon = axis, float(epsilon)
+        self.center, self.scale = center, scale
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        axes = self.axis if isinstance(self.axis, (list, tuple)) else [self.axis]
+        self._axes = sorted(a % rank for a in axes)
+        size = [input_shape[a] for a in self._axes]
+        # gamma and beta cover the normalized axes; reshaped to broadcast unless those are the trailing ones.
+        self._param_shape = None if self._axes == list(range(rank - len(size), rank)) else [
+            input_shape[i] if i in self._axes else 1 for i in range(rank)]
+        self.gamma = self.add_weight("gamma", size, initializer="ones") if self.scale else None
+        self.beta = self.add_weight("beta", size, initializer="zeros") if self.center else None
+        self.input_spec = InputSpec(ndim=rank, axes={a: input_shape[a] for a in self._axes})
+
+    def _per_feature(self, t):
+        return t if self._param_shape is None else reshape(t, self._param_shape)
+
+    def call(self, inputs):
+        mean = reduce_mean(inputs, axis=self._axes, keepdims=True)
+        centered = ew.subtract(inputs, mean)
+        variance = reduce_mean(ew.square(centered), axis=self._axes, keepdims=True)
+        outputs = ew.multiply(centered, ew.rsqrt(ew.add(variance, self.epsilon)))
+        if self.scale:
+            outputs = ew.multiply(outputs, self._per_feature(self.gamma))
+        if self.center:
+            outputs = ew.add(outputs, self._per_feature(self.beta))
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)

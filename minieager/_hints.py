@@ -1,0 +1,112 @@
+"""What to use instead when a TensorFlow name does not exist in minieager.
+
+Each public module ends with ``def __getattr__(name): raise missing(__name__, name)``, which
+Python calls only for a name the module does not have. The error is still an AttributeError,
+so ``hasattr`` and ``getattr(module, name, default)`` behave as usual; its message says what to
+use instead (the table below) or, for a typo, the closest names that do exist.
+"""
+import difflib
+import sys
+
+_PUBLIC = {"minieager": "me", "minieager.nn": "me.nn", "minieager.nn.layers": "me.layers",
+           "minieager.keras": "me.keras", "minieager.nn.optimizers": "me.optimizers",
+           "minieager.nn.losses": "me.losses", "minieager.nn.metrics": "me.metrics", "minieager.math": "me.math",
+           "minieager.linalg": "me.linalg"}
+
+_RNN = ("minieager has no recurrent layers. Eager execution runs a Python loop as it is, so write the "
+        "recurrence over the time steps yourself, e.g. h = me.tanh(me.matmul(x[:, t], W) + me.matmul(h, U) + b) "
+        "with W, U, b from add_weight in a me.keras.layers.Layer subclass.")
+_LAYER_FN = "Use me.layers.Lambda(lambda x: ...) with the matching op, e.g. {}."
+_NO_DTYPE = "minieager's dtypes are bool, uint8, int32, int64, float16, float32 and float64."
+_LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, diag_part and matrix_transpose. "
+           "For {} use NumPy on t.numpy() (no gradient), or write it with those ops.")
+_OPTIMIZERS = "The optimizers are SGD (with momentum=), Adam, RMSprop and Adagrad; subclass me.optimizers.Optimizer for another."
+_LOSSES = ("The losses are MeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy and "
+           "SparseCategoricalCrossentropy; any function loss(y_true, y_pred) works with compile and fit too.")
+_METRICS = "Write it as a subclass of me.metrics.Mean fed per-example values, or compute it after predict."
+
+HINTS = {
+    "minieager": {
+        "SparseTensor": "minieager has no sparse tensors: use a dense tensor, and me.scatter_nd / me.gather_nd to "
+                        "write and read its non-zero entries.",
+        "sparse": "minieager has no sparse tensors: use a dense tensor with me.scatter_nd / me.gather_nd.",
+        "RaggedTensor": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
+        "ragged": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
+        "string": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
+        "strings": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
+        "Module": "Subclass me.keras.layers.Layer (or me.Model): it tracks variables and sublayers as tf.Module does.",
+        "saved_model": "Save variables with me.train.Checkpoint (or model.save_weights); the model's code is its "
+                       "architecture.",
+        "distribute": "minieager runs on one device; there are no distribution strategies.",
+        "estimator": "Estimators are gone in TF 2 too: use model.fit or a GradientTape training loop.",
+        "image": "There are no image ops: prepare images with NumPy before making tensors (me.datasets has MNIST).",
+        "vectorized_map": "Use a Python loop over the examples (eager), or write the op for a whole batch.",
+        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
+        "bfloat16": _NO_DTYPE, "complex64": _NO_DTYPE, "complex128": _NO_DTYPE, "int8": _NO_DTYPE,
+        "int16": _NO_DTYPE, "uint16": _NO_DTYPE, "uint32": _NO_DTYPE, "uint64": _NO_DTYPE,
+        "half": _NO_DTYPE, "double": _NO_DTYPE,
+    },
+    "minieager.nn": {
+        "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "rnn_cell": _RNN, "dynamic_rnn": _RNN,
+        "sigmoid_cross_entropy_with_logits": (
+            "Use me.losses.BinaryCrossentropy(from_logits=True), or write the stable form: "
+            "me.nn.relu(x) - x * z + me.math.log1p(me.exp(-me.abs(x))) for logits x and labels z."),
+        "moments": "Use me.reduce_mean(x, axis, keepdims=True) and me.reduce_mean(me.square(x - mean), axis).",
+        "batch_normalization": "Use me.layers.BatchNormalization, or write (x - mean) * me.rsqrt(variance + eps).",
+        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
+        "conv1d": "Only conv2d: reshape a sequence to (batch, 1, length, channels) and use a (1, k) filter.",
+        "conv3d": "Only conv2d exists.",
+        "gelu": "Write it: 0.5 * x * (1 + me.tanh(0.7978845608 * (x + 0.044715 * x ** 3))).",
+        "elu": "Write it: me.where(x > 0, x, me.exp(x) - 1.0).",
+        "swish": "Write it: x * me.sigmoid(x).", "silu": "Write it: x * me.sigmoid(x).",
+    },
+    "minieager.nn.layers": {
+        "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "Bidirectional": _RNN, "TimeDistributed": _RNN,
+        "Conv1D": "Only Conv2D: reshape a sequence to (batch, 1, length, channels) and use kernel_size=(1, k).",
+        "Conv3D": "Only Conv2D exists.", "Conv2DTranspose": "Only Conv2D exists (no transposed convolution).",
+        "MultiHeadAttention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass: "
+                              "softmax(einsum('bqd,bkd->bqk', q, k) / sqrt(d)) then einsum('bqk,bkd->bqd', ...).",
+        "Attention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass.",
+        "Reshape": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reshape(x, (-1, 7, 7)))"),
+        "Permute": _LAYER_FN.format("me.layers.Lambda(lambda x: me.transpose(x, [0, 2, 1]))"),
+        "GlobalMaxPooling2D": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reduce_max(x, axis=[1, 2]))"),
+        "Concatenate": _LAYER_FN.format("me.layers.Lambda(lambda xs: me.concat(xs, axis=-1))([a, b])"),
+        "Add": _LAYER_FN.format("me.layers.Lambda(lambda xs: xs[0] + xs[1])([a, b])"),
+        "Normalization": "Standardize with NumPy before training: (x - x.mean(0)) / x.std(0).",
+        "Rescaling": _LAYER_FN.format("me.layers.Lambda(lambda x: x / 255.0)"),
+    },
+    "minieager.keras": {
+        "models": "me.keras.Model and me.keras.Sequential are at the top of me.keras (me.keras.Model(inputs, outputs)).",
+        "datasets": "Use me.datasets (MNIST and digits, offline).",
+        "preprocessing": "Prepare data with NumPy and me.data.Dataset (batch, shuffle, map).",
+        "regularizers": "Add the penalty to the loss yourself: loss + 1e-4 * sum(me.reduce_sum(w ** 2) for w in "
+                        "model.trainable_variables).",
+    },
+    "minieager.nn.optimizers": {name: _OPTIMIZERS for name in (
+        "Adadelta", "Adamax", "Nadam", "AdamW", "Ftrl", "Lion", "schedules", "legacy")},
+    "minieager.nn.losses": {name: _LOSSES for name in (
+        "MeanAbsoluteError", "Huber", "KLDivergence", "Hinge", "LogCosh", "Poisson", "CosineSimilarity",
+        "mean_absolute_error", "huber", "hinge")},
+    "minieager.nn.metrics": {name: _METRICS for name in (
+        "Precision", "Recall", "AUC", "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
+    "minieager.math": {
+        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
+    },
+    "minieager.linalg": {name: _LINALG.format(name) for name in (
+        "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
+}
+HINTS["minieager.linalg"]["trace"] = "Use me.reduce_sum(me.linalg.diag_part(m), axis=-1)."
+
+
+def missing(module_name, name):
+    """The AttributeError for ``module_name.name``: what to use instead, or the nearest names."""
+    public = _PUBLIC.get(module_name, module_name)
+    message = f"module '{public}' has no attribute '{name}'."
+    hint = HINTS.get(module_name, {}).get(name)
+    if hint is None and not name.startswith("_"):
+        module = sys.modules.get(module_name)
+        names = [n for n in dir(module) if not n.startswith("_")] if module is not None else []
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.75)
+        if close:
+            hint = "Did you mean " + " or ".join(f"{public}.{n}" for n in close) + "?"
+    return AttributeError(f"{message} {hint}" if hint else message)

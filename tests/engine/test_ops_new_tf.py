@@ -1,0 +1,167 @@
+"""Ops a TF user reaches for early (issue 20): values against NumPy, gradients against finite differences
+in float64 (me.testing.check_gradients), errors that name the problem. Each test names the TF behaviour."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import minieager as me
+from minieager.testing import check_gradients
+
+RNG = np.random.default_rng(20)
+
+
+# ---- gather_nd / scatter_nd / embedding_lookup ----------------------------------------------------------
+def test_gather_nd_picks_elements_and_slices_as_in_tf():
+    # TF: tf.gather_nd(params, [[0, 1], [1, 0]]) picks elements; indices with fewer coordinates pick slices.
+    params = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(me.gather_nd(params, [[0, 1, 2], [1, 0, 3]]).numpy(), [6.0, 15.0])
+    np.testing.assert_array_equal(me.gather_nd(params, [[1, 2]]).numpy(), params[[1], [2]])
+    np.testing.assert_array_equal(me.gather_nd(params, [[[1], [0]]]).numpy(), params[[[1, 0]]])
+
+
+def test_gather_nd_and_scatter_nd_gradients_match_finite_differences():
+    params = RNG.standard_normal((3, 4))
+    indices = me.constant([[0, 1], [2, 3], [0, 1]])          # a repeat: its gradient adds up
+    check_gradients(lambda p: me.gather_nd(p, indices) * me.gather_nd(p, indices), params)
+    check_gradients(lambda u: me.scatter_nd(indices, u * u, [3, 4]), RNG.standard_normal(3))
+    rows = me.constant([[2], [0]])
+    check_gradients(lambda p: me.gather_nd(p, rows), params)
+
+
+def test_scatter_nd_adds_repeated_indices_as_in_tf():
+    # TF: tf.scatter_nd sums the updates of repeated indices.
+    out = me.scatter_nd([[1], [3], [1]], me.constant([1.0, 2.0, 5.0]), [5])
+    np.testing.assert_array_equal(out.numpy(), [0.0, 6.0, 0.0, 2.0, 0.0])
+    rows = me.scatter_nd([[0], [2]], me.constant([[1, 2], [3, 4]]), [3, 2])
+    np.testing.assert_array_equal(rows.numpy(), [[1, 2], [0, 0], [3, 4]])
+
+
+def test_gather_nd_and_scatter_nd_errors():
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"gather_nd: index 3 in coordinate 1 is out of range.*size 3"):
+        me.gather_nd(np.zeros((2, 3)), [[0, 3]])
+    with pytest.raises(me.errors.InvalidArgumentError, match="integer tensor of shape"):
+        me.gather_nd(np.zeros((2, 3)), [[0.0, 1.0]])
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"scatter_nd: updates must have shape .*\(2,\)"):
+        me.scatter_nd([[0], [1]], me.constant([1.0, 2.0, 3.0]), [4])
+    with pytest.raises(me.errors.InvalidArgumentError, match="3 coordinates but the tensor has only 2 axes"):
+        me.gather_nd(np.zeros((2, 3)), [[0, 0, 0]])
+
+
+def test_embedding_lookup_is_a_gather_of_rows_as_in_tf():
+    table = RNG.standard_normal((5, 3))
+    ids = me.constant([[4, 0], [4, 2]])
+    np.testing.assert_array_equal(me.nn.embedding_lookup(table, ids).numpy(), table[[[4, 0], [4, 2]]])
+    check_gradients(lambda t: me.nn.embedding_lookup(t, ids), table)
+    with pytest.raises(me.errors.InvalidArgumentError, match="sharded params"):
+        me.nn.embedding_lookup([table, table], ids)
+
+
+# ---- einsum -------------------------------------------------------------------------------------------
+EQUATIONS = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,ij->i", [(2, 3), (2, 3)]), ("ij->ji", [(2, 3)]),
+             ("ij->", [(2, 3)]), ("i,j->ij", [(3,), (2,)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
+             ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("ij,j", [(2, 3), (3,)]), ("ijk->k", [(2, 3, 2)]),
+             ("ij,kj->ik", [(2, 3), (4, 3)])]
+
+
+@pytest.mark.parametrize("equation, shapes", EQUATIONS, ids=[e for e, _ in EQUATIONS])
+def test_einsum_matches_numpy_and_finite_differences(equation, shapes):
+    # TF: tf.einsum follows NumPy's subscripts (implicit form: letters seen once, in alphabetical order).
+    xs = [RNG.standard_normal(s) for s in shapes]
+    np.testing.assert_allclose(me.einsum(equation, *xs).numpy(), np.einsum(equation, *xs), rtol=1e-12)
+    check_gradients(lambda *ts: me.einsum(equation, *ts), *xs)
+
+
+def test_einsum_second_order_gradient():
+    x = me.constant(RNG.standard_normal((2, 3)))
+    with me.GradientTape() as outer:
+        outer.watch(x)
+        with me.GradientTape() as inner:
+            inner.watch(x)
+            y = me.reduce_sum(me.einsum("ij,ij->i", x, x) ** 2)
+        g = inner.gradient(y, x)
+    # y = sum_i (|x_i|^2)^2, g = 4 |x_i|^2 x_ij; the outer tape sums dg/dx over g's elements:
+    h = outer.gradient(g, x).numpy()
+    xv = x.numpy()
+    expected = 4 * np.sum(xv ** 2, axis=1, keepdims=True) + 8 * xv * np.sum(xv, axis=1, keepdims=True)
+    np.testing.assert_allclose(h, expected, rtol=1e-10)
+
+
+def test_einsum_errors_teach():
+    a, b = me.constant(np.ones((2, 3))), me.constant(np.ones((4, 5)))
+    with pytest.raises(me.errors.InvalidArgumentError, match="axis 'j' has size 3 in one input and 4"):
+        me.einsum("ij,jk->ik", a, b)
+    with pytest.raises(me.errors.InvalidArgumentError, match="diagonals are not supported.*diag_part"):
+        me.einsum("ii->i", me.constant(np.ones((2, 2))))
+    with pytest.raises(me.errors.InvalidArgumentError, match="float64 tensor but the second is float32"):
+        me.einsum("ij,jk->ik", a, me.ones([3, 2]))
+    with pytest.raises(me.errors.InvalidArgumentError, match="2 inputs but 1 tensors"):
+        me.einsum("ij,jk->ik", a)
+
+
+# ---- sort, argsort, unique ----------------------------------------------------------------------------
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=1, max_size=12), st.sampled_from(["ASCENDING", "DESCENDING"]))
+def test_sort_and_argsort_agree_with_numpy(values, direction):
+    # TF: tf.sort / tf.argsort along the last axis; argsort's indices are int32.
+    x = np.array(values, np.float64)
+    expected = np.sort(x) if direction == "ASCENDING" else np.sort(x)[::-1]
+    np.testing.assert_array_equal(me.sort(x, direction=direction).numpy(), expected)
+    order = me.argsort(x, direction=direction)
+    assert order.dtype == me.int32
+    np.testing.assert_array_equal(x[order.numpy()], expected)
+
+
+def test_sort_along_an_axis_and_its_gradient():
+    x = RNG.standard_normal((3, 4))
+    np.testing.assert_array_equal(me.sort(x, axis=0).numpy(), np.sort(x, axis=0))
+    check_gradients(lambda t: me.sort(t) * me.constant(np.arange(4.0)), x)
+    check_gradients(lambda t: me.sort(t * t, axis=0, direction="DESCENDING"), x)
+
+
+def test_sort_errors():
+    with pytest.raises(me.errors.InvalidArgumentError, match="direction must be 'ASCENDING' or 'DESCENDING'"):
+        me.sort([1.0, 2.0], direction="up")
+    with pytest.raises(me.errors.InvalidArgumentError, match="axis"):
+        me.sort([1.0, 2.0], axis=1)
+
+
+def test_unique_keeps_first_appearance_order_as_in_tf():
+    # TF: tf.unique([1, 1, 2, 4, 4, 4, 7, 8, 8]) -> y=[1, 2, 4, 7, 8], idx=[0, 0, 1, 2, 2, 2, 3, 4, 4];
+    # y is in order of first appearance, not sorted.
+    y, idx = me.unique(me.constant([8, 1, 8, 3, 1]))
+    assert y.numpy().tolist() == [8, 1, 3] and idx.numpy().tolist() == [0, 1, 0, 2, 1]
+    assert idx.dtype == me.int32 and me.unique([1.5, 1.5], out_idx=me.int64).idx.dtype == me.int64
+    with pytest.raises(me.errors.InvalidArgumentError, match="must be 1-D"):
+        me.unique(me.constant([[1, 2]]))
+
+
+# ---- linalg.diag / diag_part --------------------------------------------------------------------------
+def test_diag_and_diag_part_as_in_tf():
+    # TF: tf.linalg.diag builds (..., n, n) from (..., n); tf.linalg.diag_part reads (..., min(m, n)).
+    d = RNG.standard_normal((2, 3))
+    np.testing.assert_array_equal(me.linalg.diag(d).numpy(), np.stack([np.diag(r) for r in d]))
+    m = RNG.standard_normal((2, 3, 4))
+    np.testing.assert_array_equal(me.linalg.diag_part(m).numpy(), np.diagonal(m, axis1=-2, axis2=-1))
+    check_gradients(lambda t: me.linalg.diag(t * t), d)
+    check_gradients(lambda t: me.linalg.diag_part(t) ** 2, m)
+    with pytest.raises(me.errors.InvalidArgumentError, match="rank >= 2"):
+        me.linalg.diag_part(me.constant([1.0, 2.0]))
+
+
+# ---- small conveniences ---------------------------------------------------------------------------------
+def test_get_static_value_get_shape_and_name_scope_as_in_tf():
+    # TF: tf.get_static_value(eager tensor) is its NumPy value; of a Variable, None; t.get_shape() is t.shape;
+    # `with tf.name_scope("a") as scope` gives "a/".
+    t = me.constant([[1, 2]])
+    np.testing.assert_array_equal(me.get_static_value(t), [[1, 2]])
+    assert me.get_static_value(me.Variable(1.0)) is None
+    assert me.get_static_value(3) == 3
+    assert t.get_shape() == (1, 2) and t.get_shape().as_list() == [1, 2]
+    x = me.constant(2.0)
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        with me.name_scope("block") as scope:
+            with me.name_scope("inner") as inner:
+                x * x     # recorded under the open scopes
+    assert (scope, inner) == ("block/", "block/inner/")
+    assert tape.records[0].scope == "block/inner"
