@@ -113,14 +113,14 @@ def _size(n):
     return (156.0, 64.0)
 
 
-def _layout(data, nodes, edges, builtin):
+def _layout(data, nodes, edges, builtin, wrap=None):
     given = data.get("layout")
-    if given and all(n["id"] in given["positions"] for n in nodes) and not (builtin and given["engine"] != "builtin"):
+    if given and all(n["id"] in given["positions"] for n in nodes) and not builtin:
         return given
     sized = [(n["id"], _size(n)) for n in nodes]
     direction = data.get("direction", "LR")
     if builtin:
-        return layout_mod.layered(sized, edges, direction)
+        return layout_mod.layered(sized, edges, direction, wrap=wrap)
     clusters = [] if data.get("truncated") else data.get("clusters", [])
     return layout_mod.compute(sized, edges, clusters, direction)
 
@@ -144,17 +144,19 @@ def _backward_state(data, k):
 
 # ---- drawing -----------------------------------------------------------------------------
 
-def render(data, step=None, mode="backward", builtin_layout=False):
-    """SVG text of trace ``data`` (a dict) at backward/forward step ``step`` (None: the last).
+def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
+    """SVG text of trace ``data`` (a dict) after backward/forward step ``step`` (None: the last).
 
+    Steps count from 1, as the widget shows them ("step 2 / 5"); 0 is before the first step.
     builtin_layout  always use the built-in layout, so the picture is the same on every machine
                     whether or not Graphviz is installed (saved notebook outputs that nbval compares)
+    wrap            with builtin_layout, break a long left-to-right graph into rows this wide (px)
     """
     c = palette()
     steps = data["steps"] if mode == "backward" else data["forward_steps"]
-    k = len(steps) - 1 if step is None else max(-1, min(int(step), len(steps) - 1))
+    k = len(steps) - 1 if step is None else max(-1, min(int(step) - 1, len(steps) - 1))
     nodes, edges, rep = _visible(data)
-    lay = _layout(data, nodes, edges, builtin_layout)
+    lay = _layout(data, nodes, edges, builtin_layout, wrap)
     pos, size = lay["positions"], {n["id"]: lay["sizes"].get(n["id"], _size(n)) for n in nodes}
     lr = data.get("direction", "LR") == "LR"
 

@@ -57,9 +57,15 @@ class Trace:
         return len(self._data["steps"])
 
     def to_svg(self, step=None, mode="backward"):
-        """A static SVG picture of backward (or forward) step ``step`` (default: the last)."""
+        """A static SVG picture after backward (or forward) step ``step``: 1 is the first step,
+        0 before it, as in the widget's "step 1 / n" (default: the last)."""
         from .svg import render
         return render(self._data, step=step, mode=mode)
+
+    def to_png(self, step=None, mode="backward"):
+        """The same picture as PNG bytes (needs Pillow)."""
+        from .png import to_png
+        return to_png(self.to_svg(step=step, mode=mode))
 
     def save_html(self, path):
         """Write one self-contained HTML file that steps through this trace offline."""
@@ -68,6 +74,9 @@ class Trace:
 
     def _repr_svg_(self):
         return self.to_svg()
+
+    def _repr_png_(self):       # what an untrusted notebook shows (its sanitiser drops SVG)
+        return self.to_png()
 
     def __repr__(self):
         return f"Trace(ops={self.num_ops}, steps={self.num_steps})"
@@ -207,12 +216,10 @@ class _Builder:
         value = self._summary(t)
         given = name_of(t)
         if given is None and label is None:
-            if kind == "watched":
-                label = self._unique("watched")
-            elif value.get("full") and not value["shape"] and kind == "constant":
+            if value.get("full") and not value["shape"] and kind in ("constant", "watched"):
                 label = str(value["data"])      # a scalar constant reads best as its value: "2.0"
             else:
-                label = self._unique("const")
+                label = self._unique("const")   # a watched one also says WATCHED in its tag
         node = {"id": tid, "kind": kind, "op": None, "name": given or label, "label": given or label,
                 "shape": list(t.shape), "dtype": t.dtype.name, "value": value, "cluster": None}
         self.nodes.append(node)
@@ -225,7 +232,8 @@ class _Builder:
         op_id = self.op_of_record[pos] = f"op{len(self.op_of_record)}"
         op_name = self._unique(r.op_name)
         scope = getattr(r, "scope", None)
-        node = {"id": op_id, "kind": "op", "op": r.op_name, "name": op_name, "label": op_name,
+        # The box shows what ran ("matmul"); the unique name ("matmul_1") names its outputs.
+        node = {"id": op_id, "kind": "op", "op": r.op_name, "name": op_name, "label": r.op_name,
                 "attrs": _json_attrs(r.attrs), "rule": list(r.rule), "custom": bool(r.is_custom),
                 "cluster": scope or None}
         self.nodes.append(node)

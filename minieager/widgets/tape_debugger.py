@@ -5,6 +5,7 @@ by itself, so stepping needs no round trip to the kernel. Python sends a new tra
 recorded (at most every ``SYNC_INTERVAL_S`` while recording, so a long tape does not crawl,
 and once more when the cell finishes) and when ``backprop`` arms the stepper.
 """
+import base64
 import time
 import weakref
 
@@ -13,9 +14,11 @@ import traitlets
 
 from ..debugger import assets
 from ..debugger.html import save_html
+from ..debugger.png import to_png
 from ..debugger.svg import render
 from ..debugger.trace import DEFAULT_MAX_NODES, Trace, TraceError, error_trace, trace
 
+PICTURE_WIDTH = 1100       # px: a saved picture wider than this is drawn in rows
 _live = weakref.WeakSet()      # debuggers whose tape may still be recording
 _hooked = False
 
@@ -23,6 +26,7 @@ _hooked = False
 def _after_cell(*_):
     for debugger in list(_live):
         debugger._flush(final=True)
+        debugger._update_pictures()
 
 
 def _hook_cells():
@@ -61,14 +65,19 @@ class TapeDebugger(anywidget.AnyWidget):
             y = me.reduce_sum(me.tanh(x @ w + b))
         dbg.backprop(y, [w, b])
 
-    Synced state: ``trace`` (sent to the page as the dict of docs/trace-format.md), ``step``
-    (-1 before the first step), ``mode`` ("backward" or "forward") and ``selected`` (a node id).
+    Synced state: ``trace`` (sent to the page as the dict of docs/trace-format.md), ``step`` (the
+    step shown, counted from 1 as in the widget's "step 2 / 5" label; 0 before the first step),
+    ``mode`` ("backward" or "forward") and ``selected`` (a node id).
+
+    Each display also carries a PNG picture and a one-line text/plain, for notebooks opened
+    untrusted or without a kernel (their sanitiser drops the widget and inline SVG); after every
+    cell the pictures of displays whose trace changed are redrawn.
     """
 
     _esm = assets.read("tape_debugger.js")
     _css = assets.read("tape_debugger.css")
     trace = _LiveTrace(Trace, allow_none=True).tag(sync=True, to_json=_trace_to_json)
-    step = traitlets.Int(-1).tag(sync=True)
+    step = traitlets.Int(0).tag(sync=True)
     mode = traitlets.Unicode("backward").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
 
@@ -79,6 +88,7 @@ class TapeDebugger(anywidget.AnyWidget):
         self._options = dict(direction=direction, max_nodes=max_nodes, hide_constants=hide_constants)
         self._summaries = {}        # tensor values are summarised once, not on every redraw
         self._dirty, self._laid_out, self._last_sync = False, False, 0.0
+        self._displays = []         # (display id, the trace drawn in its picture)
         super().__init__(trace=self._build(layout=True), **kwargs)
         tape._debuggers.append(self)
         _live.add(self)
@@ -107,7 +117,7 @@ class TapeDebugger(anywidget.AnyWidget):
         except TraceError:
             return              # the tape was used up meanwhile: keep the last drawing
         self.set_trait("trace", new)
-        self.step = -1
+        self.step = 0
 
     # ---- stepping ----------------------------------------------------------------------------
     def backprop(self, target, sources):
@@ -124,29 +134,51 @@ class TapeDebugger(anywidget.AnyWidget):
             self.set_trait("trace", error_trace(str(e), base=self.trace))
             raise
         self.set_trait("trace", new)
-        self.step, self.mode, self.selected = -1, "backward", ""
+        self.step, self.mode, self.selected = 0, "backward", ""
 
     # ---- static output -------------------------------------------------------------------
     def to_svg(self, step=None, mode=None, builtin_layout=False):
-        """SVG text of step ``step`` (default: the one shown now)."""
+        """SVG text after step ``step`` (counted from 1; default: the one shown now)."""
         return render(self.trace.to_dict(), step=self.step if step is None else step,
                       mode=mode or self.mode, builtin_layout=builtin_layout)
+
+    def to_png(self, step=None, mode=None):
+        """PNG bytes of the picture a saved notebook shows (built-in layout, long graphs in rows)."""
+        svg = render(self.trace.to_dict(), step=self.step if step is None else step, mode=mode or self.mode,
+                     builtin_layout=True, wrap=PICTURE_WIDTH)
+        return to_png(svg)
 
     def save_html(self, path):
         """Write one self-contained HTML file that steps through this trace in any browser."""
         return save_html(self.trace, path)
 
     def __repr__(self):
-        # Deterministic (no address): nbval compares it in saved notebooks. The step is
-        # 1-based as in the widget's "step k / n" label; 0 means "not started".
+        # Deterministic (no address): nbval compares it in saved notebooks.
         tr = self.trace
-        return f"TapeDebugger(ops={tr.num_ops}, steps={tr.num_steps}, step={self.step + 1})"
+        return f"TapeDebugger(ops={tr.num_ops}, steps={tr.num_steps}, step={self.step})"
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data.pop("text/html", None)     # sanitised into a text dump where the widget is not shown
         data["text/plain"] = repr(self)
-        # The picture for places without the widget (GitHub, nbconvert, VS Code): built-in
-        # layout, so that a saved output is the same on every machine.
-        data["text/html"] = self.to_svg(builtin_layout=True)
+        # The picture for places without the widget: an untrusted notebook in JupyterLab or
+        # Notebook 7 (their sanitiser keeps a PNG), GitHub, nbconvert. nbval does not compare PNGs.
+        data["image/png"] = base64.b64encode(self.to_png()).decode("ascii")
         return data, metadata
+
+    def _ipython_display_(self, **kwargs):
+        # Displayed with an id, so that the picture can follow the tape after the cell (a debugger
+        # shown inside `with GradientTape()` is empty when displayed).
+        from IPython.display import display
+        handle = display(self._repr_mimebundle_()[0], raw=True, display_id=True)
+        if handle is not None:
+            self._displays.append((handle.display_id, self.trace))
+
+    def _update_pictures(self):
+        from IPython.display import update_display
+        now = self.trace
+        for k, (display_id, drawn) in enumerate(self._displays):
+            if drawn is not now:
+                update_display(self._repr_mimebundle_()[0], raw=True, display_id=display_id)
+                self._displays[k] = (display_id, now)

@@ -1,4 +1,6 @@
 """The TapeDebugger widget's Python side: live updates, text/plain, errors, static copies."""
+import base64
+import io
 import subprocess
 import zipfile
 import sys
@@ -42,10 +44,13 @@ def test_live_recording_and_text_plain():
         z = y + x
         assert dbg.trace.num_ops == 2          # seen while the tape is still open
     dbg.backprop(z, [x])
-    dbg.step = 0
+    dbg.step = 1                                # the first step, as the widget's "step 1 / 2"
     data, _ = dbg._repr_mimebundle_()
     assert data["text/plain"] == "TapeDebugger(ops=2, steps=2, step=1)"
-    assert data["text/html"].startswith("<svg")
+    # No text/html: an untrusted notebook would show it sanitised into a text dump. A PNG it keeps.
+    assert "text/html" not in data
+    png = base64.b64decode(data["image/png"])
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert "application/vnd.jupyter.widget-view+json" in data
     np.testing.assert_allclose(dbg.trace.to_dict()["gradients"][0]["value"]["data"], [3, 5, 7])
     assert tape.gradient(z, x).numpy().tolist() == [3, 5, 7]     # backprop did not use the tape up
@@ -98,3 +103,34 @@ def test_plot_model_duck_typed():
 
     svg = me.widgets.plot_model(Sequential())._repr_svg_()
     assert "dense (Dense)" in svg and "output (None, 3)" in svg and "mlp (Sequential)" in svg
+
+
+def test_picture_is_the_svg_drawn_as_png():
+    """The PNG is the static SVG rasterised: its size follows the SVG's, its colours are the widget's."""
+    from PIL import Image
+
+    from minieager.debugger.svg import palette
+    x = me.Variable([1.0, 2.0], name="x")
+    with me.GradientTape() as tape:
+        dbg = me.widgets.TapeDebugger(tape)
+        y = me.reduce_sum(x * x)
+    dbg.backprop(y, [x])
+    svg = dbg.to_svg(builtin_layout=True)
+    width, height = (float(v) for v in svg.split('viewBox="')[1].split('"')[0].split()[2:])
+    image = Image.open(io.BytesIO(dbg.to_png())).convert("RGB")
+    assert abs(image.width - width) <= 1 and abs(image.height - height) <= 1
+    colours = {c for _, c in image.getcolors(maxcolors=1 << 20)}
+    variable_fill = tuple(int(palette()["variable-fill"][i:i + 2], 16) for i in (1, 3, 5))
+    assert variable_fill in colours        # the Variable's box is drawn in its colour
+
+
+def test_a_long_chain_is_drawn_in_rows_in_the_picture():
+    x = me.Variable(1.0, name="x")
+    with me.GradientTape() as tape:
+        dbg = me.widgets.TapeDebugger(tape)
+        y = x
+        for _ in range(20):
+            y = y * 1.01
+    from PIL import Image
+    image = Image.open(io.BytesIO(dbg.to_png()))
+    assert image.width <= 1100 + 2 * 28 + 1 and image.height > 3 * 64   # wrapped, still every node
