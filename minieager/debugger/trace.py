@@ -20,6 +20,7 @@ from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from . import layout as layout_mod
 from .names import name_of
+from .source import code_line, op_code
 from .values import summarize
 
 FORMAT_VERSION = 1
@@ -175,7 +176,8 @@ def _schedule(records, target, sources):
 class _Builder:
     """Assigns ids and names in recording order and collects nodes and edges."""
 
-    def __init__(self, tape, target, summaries):
+    def __init__(self, tape, target, summaries, code_lines):
+        self.code_lines = code_lines      # record index -> (file, line) of the code that ran it
         self.watched = {t._id for t in getattr(tape, "_watched", ())}
         self.target_id = target._id if target is not None else None
         self.summaries = summaries
@@ -235,7 +237,7 @@ class _Builder:
         # The box shows what ran ("matmul"); the unique name ("matmul_1") names its outputs.
         node = {"id": op_id, "kind": "op", "op": r.op_name, "name": op_name, "label": r.op_name,
                 "attrs": _json_attrs(r.attrs), "rule": list(r.rule), "custom": bool(r.is_custom),
-                "cluster": scope or None}
+                "cluster": scope or None, "code": code_line(self.code_lines.get(pos)), **op_code(r.op)}
         self.nodes.append(node)
         self.node_by_id[op_id] = node
         for k, tid in enumerate(inputs):
@@ -301,7 +303,7 @@ def _node_size(node):
 
 
 def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_constants=False,
-          direction="LR", layout=True, _summaries=None):
+          direction="LR", layout=True, _summaries=None, _code_lines=None):
     """Trace ``tape``: its graph and, given ``target`` and ``sources``, the backprop steps.
 
     target, sources   what to differentiate (as in ``tape.gradient(target, sources)``); without
@@ -331,7 +333,7 @@ def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_
         raise TypeError("debugger: sources were given without a target.")
 
     hidden = _custom_inner(records) - {r.index for r, _, _ in raw}
-    builder = _Builder(tape, target, {} if _summaries is None else _summaries)
+    builder = _Builder(tape, target, {} if _summaries is None else _summaries, _code_lines or {})
     for r in records:
         if r.index not in hidden:
             builder.record(r)

@@ -13,8 +13,11 @@ import anywidget
 import traitlets
 
 from ..debugger import assets
+from .. import nest
+from ..debugger.gradcheck import check_gradient
 from ..debugger.html import save_html
 from ..debugger.png import to_png
+from ..debugger.source import caller
 from ..debugger.svg import render
 from ..debugger.trace import DEFAULT_MAX_NODES, Trace, TraceError, error_trace, trace
 
@@ -80,6 +83,7 @@ class TapeDebugger(anywidget.AnyWidget):
     step = traitlets.Int(0).tag(sync=True)
     mode = traitlets.Unicode("backward").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
+    checks = traitlets.Dict().tag(sync=True)      # node id -> check_gradient's result
 
     SYNC_INTERVAL_S = 0.25
 
@@ -87,16 +91,20 @@ class TapeDebugger(anywidget.AnyWidget):
         self._tape = tape
         self._options = dict(direction=direction, max_nodes=max_nodes, hide_constants=hide_constants)
         self._summaries = {}        # tensor values are summarised once, not on every redraw
+        self._code_lines = {}       # record index -> (file, line) of the code that recorded it
         self._dirty, self._laid_out, self._last_sync = False, False, 0.0
         self._displays = []         # (display id, the trace drawn in its picture)
         super().__init__(trace=self._build(layout=True), **kwargs)
+        self._target, self._sources = None, None
         tape._debuggers.append(self)
+        self.on_msg(self._on_page_message)
         _live.add(self)
         _hook_cells()
 
     # ---- following the tape ----------------------------------------------------------------
     def _on_record(self, record):
-        """Called by the tape for each op it records."""
+        """Called by the tape for each op it records: note the learner's line that ran it."""
+        self._code_lines[record.index] = caller()
         self._dirty = True
         if time.monotonic() - self._last_sync >= self.SYNC_INTERVAL_S:
             self._flush()
@@ -104,7 +112,8 @@ class TapeDebugger(anywidget.AnyWidget):
     def _build(self, layout, target=None, sources=None):
         self._laid_out = layout
         self._last_sync = time.monotonic()
-        return trace(self._tape, target, sources, layout=layout, _summaries=self._summaries, **self._options)
+        return trace(self._tape, target, sources, layout=layout, _summaries=self._summaries,
+                     _code_lines=self._code_lines, **self._options)
 
     def _flush(self, final=False):
         """Redraw if ops were recorded since the last sync; ``final`` also adds the Graphviz layout."""
@@ -134,7 +143,36 @@ class TapeDebugger(anywidget.AnyWidget):
             self.set_trait("trace", error_trace(str(e), base=self.trace))
             raise
         self.set_trait("trace", new)
-        self.step, self.mode, self.selected = 0, "backward", ""
+        self._target, self._sources = target, sources
+        self.step, self.mode, self.selected, self.checks = 0, "backward", "", {}
+
+    def check_gradient(self, source):
+        """Compare the stepped gradient of ``source`` with finite differences of the replayed tape.
+
+        ``source`` is one of the sources given to ``backprop`` (or its node id, e.g. "t0"). Returns
+        a dict: ``stepped`` and ``numeric`` values at the probed ``positions``, ``max_abs_error``
+        and ``ok``; the inspector shows the same (its "Check gradient" button calls this).
+        """
+        if self._target is None:
+            raise TraceError("check_gradient needs backprop(target, sources) first.")
+        flat = nest.flatten(self._sources)
+        if isinstance(source, str):
+            ids = self.trace.to_dict()["sources"]
+            if source not in ids:
+                raise TraceError(f"check_gradient: {source!r} is not a source node; the sources are {ids}.")
+            source = flat[ids.index(source)]
+        result = check_gradient(self._tape, self._target, self._sources, source)
+        node_id = self.trace.to_dict()["sources"][next(k for k, s in enumerate(flat) if s is source)]
+        self.checks = {**self.checks, node_id: result}
+        return result
+
+    def _on_page_message(self, _, content, buffers):
+        node_id = content.get("check_gradient") if isinstance(content, dict) else None
+        if node_id:
+            try:
+                self.check_gradient(node_id)
+            except (TraceError, TypeError, ValueError) as e:
+                self.checks = {**self.checks, node_id: {"error": str(e)}}
 
     # ---- static output -------------------------------------------------------------------
     def to_svg(self, step=None, mode=None, builtin_layout=False):
