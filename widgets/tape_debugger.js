@@ -602,7 +602,8 @@ function ruleNumbers(line, values, sent, upShape) {
   const lines = [];
   if (used.every(([, v]) => v.full && numel(shapeOf(v)) <= 4)) {
     const put = rhs.replace(/[A-Za-z_]\w*/g, (w) => (values.has(w) ? inFormula(values.get(w)) : w)).replace(/\*/g, "×");
-    lines.push(broadcast ? `= ${put}` : `= ${put} = ${compactValue(sent, 6)}`);
+    const result = compactValue(sent, 6);
+    lines.push(broadcast || put === result ? `= ${put}` : `= ${put} = ${result}`);
   } else {
     lines.push(`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(broadcast ? upShape : gShape)}`);
   }
@@ -1056,8 +1057,10 @@ class TapeDebugger {
     if (back) sections.push(...this.backwardSections(back));
     else sections.push(...this.forwardSections(fwd));
     const sel = this.selected && p.byId.get(this.selected);
-    // The inspector floats over the canvas beside the graph, where the eye is after a click.
+    // The inspector docks beside the graph, at its top, where the eye is after a click; the
+    // graph makes room for it (and fits itself again) rather than being covered.
     this.inspectorSlot.replaceChildren(...(sel ? [this.inspector(sel, back)] : []));
+    this.canvasWrap.classList.toggle("has-inspector", Boolean(sel));
     if (!sel) sections.push(h("p", { class: "me-hint", text: "Click any node to see its value, its gradient and its code." }));
     this.panel.replaceChildren(...sections);
   }
@@ -1306,6 +1309,9 @@ class TapeDebugger {
     const box = vid && this.geo.boxes.get(vid);
     if (!box || !this.canvas.clientWidth) return;
     const { x, y } = this.toCanvas(box), c = this.canvas;
+    const underMinimap = !this.minimap.hidden && x > c.scrollLeft + c.clientWidth - this.minimap.offsetWidth - 30
+      && y > c.scrollTop + c.clientHeight - this.minimap.offsetHeight - 30;
+    always ||= underMinimap;
     if (always || x < c.scrollLeft + 40 || x > c.scrollLeft + c.clientWidth - 40) c.scrollLeft = x - c.clientWidth / 2;
     if (always || y < c.scrollTop + 40 || y > c.scrollTop + c.clientHeight - 40) c.scrollTop = y - c.clientHeight / 2;
     this.updateViewport();
@@ -1341,8 +1347,10 @@ class TapeDebugger {
   updateViewport() {
     if (!this.geo || !this.minimapView) return;
     const c = this.canvas, z = this.currentZoom ?? 1, k = this.minimapScale / z;
-    const overflows = c.scrollWidth > c.clientWidth + 4 || c.scrollHeight > c.clientHeight + 4;
+    // The drawing's own size, not the scroll size (which includes the room left under the minimap).
+    const overflows = Number(this.svg.getAttribute("width")) > c.clientWidth + 4 || Number(this.svg.getAttribute("height")) > c.clientHeight + 4;
     this.minimap.hidden = !overflows;
+    c.classList.toggle("has-minimap", overflows); // room to scroll any node out from under the minimap
     if (overflows) {
       setProps(this.minimapView, { x: r1(c.scrollLeft * k), y: r1(c.scrollTop * k), width: r1(c.clientWidth * k), height: r1(c.clientHeight * k) });
     }
@@ -1354,7 +1362,7 @@ class TapeDebugger {
       const dx = x < c.scrollLeft ? "←" : x > c.scrollLeft + c.clientWidth ? "→" : "";
       const dy = y < c.scrollTop ? "↑" : y > c.scrollTop + c.clientHeight ? "↓" : "";
       const off = dx || dy;
-      finders.push(h("button", { type: "button", class: `me-finder${off ? " is-offscreen" : ""}`, "data-role": role, "data-node-id": vid,
+      finders.push(h("button", { type: "button", class: `me-finder${off ? " is-offscreen" : ""}`, "data-role": role, "data-for": vid,
         title: off ? `${text} is out of view: click to go there` : text, onclick: () => this.scrollToNode(vid, true) },
       [h("span", { class: `me-finder-dot me-finder-${role}` }), `${text}${off ? ` ${dy}${dx}` : ""}`]));
     };
