@@ -103,6 +103,8 @@ def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0, wrap=None):
     cross = (lambda n: sizes[n][1]) if lr else (lambda n: sizes[n][0])
     extents = {r: sum(cross(n) for n in layer) + gap_cross * (len(layer) - 1) for r, layer in layers.items()}
     # Rows of consecutive layers (one row unless `wrap` asks for more, and only left to right).
+    if not order:
+        return {"engine": "builtin", "width": 0.0, "height": 0.0, "positions": {}, "sizes": {}}
     rows, m = [[]], 0.0
     for r in sorted(layers):
         span = max(main(n) for n in layers[r])

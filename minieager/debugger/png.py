@@ -87,7 +87,10 @@ def to_png(svg_text):
 
     draw_into(image, [e for e in root if e.tag != f"{SVG}defs"])
     out = io.BytesIO()
-    image.convert("RGB").resize((size[0] // SCALE, size[1] // SCALE), Image.LANCZOS).save(out, "PNG", optimize=True)
+    small = image.convert("RGB").resize((size[0] // SCALE, size[1] // SCALE), Image.LANCZOS)
+    # 128 colours are plenty for flat fills and anti-aliased text, and make the file ~3x smaller
+    # (every saved notebook carries one per debugger).
+    small.quantize(colors=128, dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
     return out.getvalue()
 
 

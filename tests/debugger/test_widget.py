@@ -40,6 +40,7 @@ def test_live_recording_and_text_plain():
     with me.GradientTape() as tape:
         dbg = me.widgets.TapeDebugger(tape)
         assert repr(dbg) == "TapeDebugger(ops=0, steps=0, step=0)"
+        assert "image/png" in dbg._repr_mimebundle_()[0]     # the empty picture draws too
         y = x * x
         z = y + x
         assert dbg.trace.num_ops == 2          # seen while the tape is still open
@@ -134,3 +135,21 @@ def test_a_long_chain_is_drawn_in_rows_in_the_picture():
     from PIL import Image
     image = Image.open(io.BytesIO(dbg.to_png()))
     assert image.width <= 1100 + 2 * 28 + 1 and image.height > 3 * 64   # wrapped, still every node
+
+
+def test_a_big_graph_is_pictured_with_its_layers_folded():
+    """As in the widget: more than 40 nodes in named layers -> one box per layer, weights inside."""
+    me.random.set_seed(0)
+    model = me.keras.Sequential([me.keras.layers.Dense(4, activation="relu") for _ in range(6)])
+    x = me.ones((2, 3))
+    with me.GradientTape() as tape:
+        dbg = tape.debugger()
+        y = me.reduce_sum(model(x))
+    dbg.backprop(y, model.trainable_variables)
+    data = dbg.trace.to_dict()
+    assert len(data["nodes"]) > 40 and len(data["clusters"]) == 6
+    svg = dbg.to_svg(builtin_layout=True)
+    for c in data["clusters"]:
+        assert f'data-node-id="cluster:{c["id"]}"' in svg
+    kernels = [n["id"] for n in data["nodes"] if n["kind"] == "variable"]
+    assert not any(f'data-node-id="{k}"' in svg for k in kernels)       # folded into their layer
