@@ -209,14 +209,17 @@ class TapeDebugger(anywidget.AnyWidget):
         # Displayed with an id, so that the picture can follow the tape after the cell (a debugger
         # shown inside `with GradientTape()` is empty when displayed).
         from IPython.display import display
-        handle = display(self._repr_mimebundle_()[0], raw=True, display_id=True)
+        bundle = self._repr_mimebundle_()[0]
+        handle = display(bundle, raw=True, display_id=True)
         if handle is not None:
-            self._displays.append((handle.display_id, self.trace))
+            self._displays.append((handle.display_id, self.trace, bundle["text/plain"]))
 
     def _update_pictures(self):
+        # Only the picture follows the tape: the text stays what it was when displayed, as nbval
+        # (which replays the display but not its updates) compares it with the saved one.
         from IPython.display import update_display
         now = self.trace
-        for k, (display_id, drawn) in enumerate(self._displays):
+        for k, (display_id, drawn, text) in enumerate(self._displays):
             if drawn is not now:
-                update_display(self._repr_mimebundle_()[0], raw=True, display_id=display_id)
-                self._displays[k] = (display_id, now)
+                update_display({**self._repr_mimebundle_()[0], "text/plain": text}, raw=True, display_id=display_id)
+                self._displays[k] = (display_id, now, text)
