@@ -1170,7 +1170,7 @@ class TapeDebugger {
       title: "Close", text: "×", onclick: () => this.set("selected", "") });
     const items = [h("div", { class: "me-card-kicker" }, [n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor", close]),
       h("h3", {}, [h("code", { text: n.kind === "op" ? opLabel(n) : nodeLabel(n) })])];
-    const where = (loc) => `${loc.file}:${loc.line}`;
+    const where = (loc) => `${loc.file}, line ${loc.line}`;
     if (n.kind === "op") {
       if (n.code) items.push(h("div", { class: "me-field-label", text: "Created by your code" }),
         h("div", { class: "me-code-link", "data-role": "inspector-code" }, [h("span", { class: "me-where", text: where(n.code) }), h("pre", { class: "me-code", text: n.code.text || "(source not available)" })]));

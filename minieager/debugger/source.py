@@ -32,9 +32,12 @@ def caller():
 
 
 def _short(path):
-    """A path as a learner reads it: inside minieager from the package root, else as given."""
+    """A path as a learner reads it: inside minieager from the package root, a notebook cell as
+    "notebook cell" (IPython names it /tmp/ipykernel_<pid>/<hash>.py), else as given."""
     if path.startswith(PACKAGE):
         return "minieager/" + path[len(PACKAGE):].replace(os.sep, "/")
+    if "ipykernel_" in path or path.startswith("<ipython-input"):
+        return "notebook cell"
     return path
 
 

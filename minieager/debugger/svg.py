@@ -334,7 +334,10 @@ def _node(n, left, top, w, h, c, is_current, is_upstream, mode):
     if kind == "target":
         out.append(f'<rect x="{left + 3:.1f}" y="{top + 3:.1f}" width="{w - 6:.1f}" height="{h - 6:.1f}" rx="7" '
                    f'fill="none" stroke="{stroke}" opacity="0.6"/>')
-    out.append(_text(left + 10, top + 19, _truncate(n["label"], 15), 12.5, c["fg"], weight="600"))
+    # The kind tag is upper case, bold and spaced (about 0.8 em a letter): the name stops before it,
+    # with the same room as in the widget.
+    room = w - 20 - (len(kind) * 9 * 0.8 + 10 if kind != "tensor" else 0)
+    out.append(_text(left + 10, top + 19, _truncate(n["label"], int(room / (12.5 * 0.64))), 12.5, c["fg"], weight="600"))
     if kind != "tensor":
         out.append(_text(left + w - 9, top + 17, kind.upper(), 9, stroke, "end", weight="700"))
     shape = "×".join(map(str, n.get("shape") or [])) or "scalar"
