@@ -1207,19 +1207,19 @@ class TapeDebugger {
     if (canAsk) out.push(h("button", { type: "button", class: "me-btn me-btn-small", "data-role": "check-gradient",
       title: "Compare the stepped gradient with finite differences of the tape, in float64", text: result ? "Check again" : "Check with finite differences",
       onclick: () => this.model.send({ check_gradient: n.id }) }));
-    if (result?.error) out.push(h("div", { class: "me-note me-check-bad", "data-role": "gradient-check", text: result.error }));
+    if (result?.error) out.push(h("div", { class: "me-note me-gcheck-bad", "data-role": "gradient-check", text: result.error }));
     else if (result) {
       const rows = result.positions.map((pos, i) => h("tr", {}, [
         h("td", { text: pos.length ? `[${pos.join(", ")}]` : "·" }), h("td", { text: formatNumber(result.stepped[i], 6) }), h("td", { text: formatNumber(result.numeric[i], 6) }),
       ]));
-      out.push(h("div", { class: `me-check ${result.ok ? "is-ok" : "is-bad"}`, "data-role": "gradient-check", "data-ok": String(result.ok) }, [
-        h("div", { class: "me-check-verdict", text: result.ok ? `✓ agrees (largest difference ${formatNumber(result.max_abs_error, 3)})`
+      out.push(h("div", { class: `me-gcheck ${result.ok ? "is-ok" : "is-bad"}`, "data-role": "gradient-check", "data-ok": String(result.ok) }, [
+        h("div", { class: "me-gcheck-verdict", text: result.ok ? `✓ agrees (largest difference ${formatNumber(result.max_abs_error, 3)})`
           : `✗ disagrees (largest difference ${formatNumber(result.max_abs_error, 3)})` }),
-        h("table", { class: "me-check-table" }, [h("tr", {}, [h("th", { text: "element" }), h("th", { text: "stepped" }), h("th", { text: "finite diff." })]), ...rows]),
+        h("table", { class: "me-gcheck-table" }, [h("tr", {}, [h("th", { text: "element" }), h("th", { text: "stepped" }), h("th", { text: "finite diff." })]), ...rows]),
         !result.all_elements && h("div", { class: "me-note", text: `${result.positions.length} evenly spaced elements probed.` }),
       ]));
     } else if (!canAsk) out.push(h("p", { class: "me-hint", text: "Run dbg.check_gradient(source) in the notebook to compare with finite differences." }));
-    return h("div", { class: "me-check-block" }, out);
+    return h("div", { class: "me-gcheck-block" }, out);
   }
 
   // -- interaction
