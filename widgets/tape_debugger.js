@@ -573,6 +573,7 @@ function isBroadcastOf(small, big) {
 
 // ---------------------------------------------------------------- the rule with its numbers
 
+const SMALL = 6; // values of at most this many elements are written into the rule, number by number
 const RULE_WORDS = new Set(["exp", "log", "sqrt", "tanh", "sigmoid", "sign", "abs", "cos", "sin", "floor", "max", "min", "T"]);
 const tupleText = (shape) => `(${shape.join(", ")}${shape.length === 1 ? "," : ""})`;
 
@@ -600,7 +601,7 @@ function ruleNumbers(line, values, sent, upShape) {
   if (used.some(([, v]) => !v)) return [];
   const gShape = shapeOf(sent), broadcast = isBroadcastOf(gShape, upShape);
   const lines = [];
-  if (used.every(([, v]) => v.full && numel(shapeOf(v)) <= 4)) {
+  if (used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL)) {
     const put = rhs.replace(/[A-Za-z_]\w*/g, (w) => (values.has(w) ? inFormula(values.get(w)) : w)).replace(/\*/g, "×");
     const result = compactValue(sent, 6);
     lines.push(broadcast || put === result ? `= ${put}` : `= ${put} = ${result}`);
@@ -608,7 +609,7 @@ function ruleNumbers(line, values, sent, upShape) {
     lines.push(`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(broadcast ? upShape : gShape)}`);
   }
   if (broadcast) lines.push(`sum over axis ${sumAxes(gShape, upShape).join(", ")}: ${tupleText(upShape)} → ${tupleText(gShape)}`);
-  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= 4))) {
+  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL))) {
     const preview = sent.full ? truncate(formatData(sent.data, 4), 64) : `${formatShape(gShape)} · min ${formatNumber(sent.min)}, max ${formatNumber(sent.max)}`;
     lines.push(`= ${preview}`);
   }

@@ -20,13 +20,19 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 MAX_SOURCE_LINES = 40
 
 
+_INSIDE = (PACKAGE, "<frozen")
+
+
 def caller():
-    """(file, line) of the nearest frame outside minieager (the learner's code), or None."""
+    """(file, line) of the nearest frame outside minieager (the learner's code), or None.
+
+    Called once per recorded op, and only by an attached debugger: a few frames' file names are
+    compared, the line's text is read later (``code_line``), when a trace is built.
+    """
     frame = sys._getframe(1)
     while frame is not None:
-        path = frame.f_code.co_filename
-        if not path.startswith(PACKAGE) and not path.startswith("<frozen"):
-            return (path, frame.f_lineno)
+        if not frame.f_code.co_filename.startswith(_INSIDE):
+            return (frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return None
 
