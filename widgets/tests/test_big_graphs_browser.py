@@ -211,6 +211,21 @@ def test_the_rule_shows_its_numbers(browser, tmp_path, artifacts):
     page.close()
 
 
+def test_a_target_named_like_a_derivative_reads_sanely(browser, tmp_path):
+    x = me.Variable(2.0, name="x")
+    with me.GradientTape(persistent=True) as outer:
+        with me.GradientTape() as inner:
+            y = x * x * x
+        dy_dx = me.debugger.name(inner.gradient(y, x), "dy/dx")
+    page, _ = open_trace(browser, tmp_path, me.debugger.trace(outer, dy_dx, [x]), (1280, 800), "named-target")
+    page.click("[data-role=step-button]")
+    assert "∂(dy/dx)/∂" in page.text_content("[data-role=upstream]")
+    page.focus(".me-tape-debugger")
+    page.keyboard.press("End")
+    assert "∂(dy/dx)/∂x:0 =" in page.text_content("[data-role=final-gradient]")
+    page.close()
+
+
 def test_inspector_links_each_op_to_its_code(browser, tmp_path, artifacts):
     pytest.importorskip("anywidget")
 
