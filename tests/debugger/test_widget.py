@@ -153,3 +153,52 @@ def test_a_big_graph_is_pictured_with_its_layers_folded():
         assert f'data-node-id="cluster:{c["id"]}"' in svg
     kernels = [n["id"] for n in data["nodes"] if n["kind"] == "variable"]
     assert not any(f'data-node-id="{k}"' in svg for k in kernels)       # folded into their layer
+
+
+def test_check_gradient_agrees_and_catches_a_wrong_custom_gradient():
+    a = me.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="a")
+    b = me.Variable([10.0, 20.0, 30.0], name="b")
+    with me.GradientTape() as tape:
+        dbg = tape.debugger()
+        y = me.reduce_sum(me.tanh((a + b) * 0.01) * a)
+    dbg.backprop(y, [a, b])
+    result = dbg.check_gradient(b)
+    assert result["ok"] and result["all_elements"] and result["positions"] == [[0], [1], [2]]
+    # d/db sum(tanh(0.01 (a + b)) * a) = sum over rows of 0.01 * a * (1 - tanh^2)
+    t = np.tanh(0.01 * (np.array([[1, 2, 3], [4, 5, 6]]) + np.array([10, 20, 30])))
+    expected = (0.01 * np.array([[1, 2, 3], [4, 5, 6]]) * (1 - t ** 2)).sum(axis=0)
+    np.testing.assert_allclose(result["numeric"], expected, rtol=1e-6)
+    np.testing.assert_allclose(result["stepped"], expected, rtol=1e-5)
+    assert dbg.checks == {dbg.trace.to_dict()["sources"][1]: result}     # what the inspector shows
+    with pytest.raises(TraceError, match="not a source node"):
+        dbg.check_gradient("t99")
+
+    @me.custom_gradient
+    def wrong_square(v):
+        return v * v, lambda dy: dy * v          # should be 2 v
+    x = me.Variable([1.0, -2.0], name="x")
+    with me.GradientTape() as tape:
+        dbg = tape.debugger()
+        z = me.reduce_sum(wrong_square(x))
+    dbg.backprop(z, [x])
+    bad = dbg.check_gradient(x)
+    assert not bad["ok"]
+    np.testing.assert_allclose(bad["stepped"], [1.0, -2.0])
+    np.testing.assert_allclose(bad["numeric"], [2.0, -4.0], rtol=1e-6)
+
+
+def test_code_links_come_from_an_attached_debugger_only():
+    x = me.Variable([1.0, 2.0], name="x")
+    with me.GradientTape() as tape:
+        dbg = tape.debugger()
+        y = me.reduce_sum(x * x)  # marker: code link
+    dbg.backprop(y, [x])
+    ops = [n for n in dbg.trace.to_dict()["nodes"] if n["kind"] == "op"]
+    assert {n["code"]["text"] for n in ops} == {"y = me.reduce_sum(x * x)  # marker: code link"}
+    assert all(n["code"]["file"].endswith("test_widget.py") for n in ops)
+    multiply = next(n for n in ops if n["op"] == "multiply")
+    assert multiply["vjp"]["text"].startswith('_multiply = Op("multiply"')
+    assert multiply["kernel"]["file"].startswith("minieager/kernels/cpu/")
+    with me.GradientTape() as plain:          # no debugger: nothing is captured
+        y = me.reduce_sum(x * x)
+    assert all(n["code"] is None for n in me.debugger.trace(plain, y, [x]).to_dict()["nodes"] if n["kind"] == "op")
