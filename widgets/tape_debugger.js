@@ -6,11 +6,15 @@
 // holds the state, so there is a single code path.
 //
 // Input: a trace in the format of docs/trace-format.md. Synced state: `trace` (dict), `step`
-// (int, -1 = before the first step), `mode` ("backward" | "forward"), `selected` (node id or "").
+// (int, counted from 1 as the "step 2 / 5" label shows it; 0 = before the first step), `mode`
+// ("backward" | "forward"), `selected` (node id or ""), `checks` (node id -> a gradient check).
+// Inside this file `k` is the step's index in the trace's list, step - 1 (-1 before the first).
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const PAD = 28; // margin around the drawing, px
 const NODE_SIZE = { tensor: [140, 60], op: [96, 34], cluster: [204, 52] };
+const READABLE = 0.6; // below this zoom, text is too small to read: wrap, fold or scroll instead
+const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
 const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target" };
 const LEGEND = [
@@ -223,8 +227,17 @@ function prepareTrace(raw) {
   for (const c of clusters) for (const id of c.nodes ?? []) if (byId.has(id)) clusterOf.set(id, c.id);
   const producedAt = new Map(); // tensor id -> index of the forward step that computes it
   forward.forEach((f, i) => (f.outputs ?? []).forEach((out) => producedAt.set(out, i)));
+  // An input (a layer's kernel and bias) that only one layer reads folds into that layer with it.
+  const readers = new Map();
+  for (const e of edges) if (byId.get(e.target)?.kind === "op") (readers.get(e.source) ?? readers.set(e.source, new Set()).get(e.source)).add(clusterOf.get(e.target) ?? null);
+  const inputHome = new Map();
+  for (const [id, cs] of readers) {
+    if (clusterOf.has(id) || producedAt.has(id) || cs.size !== 1 || [...cs][0] === null || id === t.target) continue;
+    inputHome.set(id, [...cs][0]);
+  }
   return {
-    nodes, byId, edges, forward, producedAt, clusterOf,
+    nodes, byId, edges, forward, producedAt, clusterOf, inputHome,
+    forwardIndex: new Map(forward.map((f, i) => [f.op, i])),
     edgeById: new Map(edges.map((e) => [e.id, e])),
     clusters: new Map(clusters.map((c) => [c.id, c])),
     steps: (t.steps ?? []).filter((st) => st && byId.has(st.op)),
@@ -240,6 +253,8 @@ function prepareTrace(raw) {
 }
 
 const nodeLabel = (n) => (n ? String(n.label ?? n.name ?? n.id) : "?");
+// A name inside ∂.../∂...: bracketed when it has characters of its own (a target named "dy/dx").
+const dName = (name) => (/^[\w.:]+$/.test(name) ? name : `(${name})`);
 const opLabel = (n) => String(n.custom ? (n.name ?? n.op ?? n.label) : (n.op ?? n.label ?? n.name ?? n.id));
 
 // What the reader is looking at: clusters folded into one node, constants hidden or not.
@@ -249,7 +264,7 @@ function visibleGraph(p, view) {
   const folded = new Map();
   for (const n of p.nodes) {
     if (view.hideConstants && n.kind === "constant") { rep.set(n.id, null); continue; }
-    const c = p.clusterOf.get(n.id);
+    const c = p.clusterOf.get(n.id) ?? p.inputHome.get(n.id);
     if (c != null && view.collapsed.has(c)) {
       if (!folded.has(c)) {
         const vn = { id: `cluster:${c}`, kind: "cluster", cluster: p.clusters.get(c) ?? { id: c, label: c }, members: [] };
@@ -300,7 +315,7 @@ function layoutFromTrace(p, g, direction) {
 }
 
 // Fallback when the trace has no layout: a small layered (Sugiyama-style) layout in the tape's order.
-function layeredLayout(g, direction) {
+function layeredLayout(g, direction, wrap = null) {
   const ids = g.vnodes.map((v) => v.id);
   const size = new Map(g.vnodes.map((v) => [v.id, defaultSize(v)]));
   const succ = new Map(ids.map((i) => [i, []])), pred = new Map(ids.map((i) => [i, []]));
@@ -378,6 +393,27 @@ function layeredLayout(g, direction) {
     for (const r of pass % 2 === 0 ? ranksUp : ranksDown) align(layers[r], pass % 2 === 0 ? pred : succ);
   }
 
+  // 4. Rows: a long left-to-right graph breaks into rows at most `wrap` px wide, read like lines of text.
+  if (lr && wrap) {
+    const rows = [[]];
+    let start = 0;
+    for (const layer of layers) {
+      if (!layer.length) continue;
+      const right = Math.max(...layer.map((id) => mainPos.get(id) + mainSize(id) / 2));
+      if (rows[rows.length - 1].length && right - start > wrap) { rows.push([]); start = Math.min(...layer.map((id) => mainPos.get(id) - mainSize(id) / 2)); }
+      rows[rows.length - 1].push(layer);
+      for (const id of layer) mainPos.set(id, mainPos.get(id) - start);
+    }
+    let offset = 0;
+    for (const row of rows) {
+      const ids = row.flat();
+      const lo = Math.min(...ids.map((id) => crossPos.get(id) - crossSize(id) / 2));
+      const hi = Math.max(...ids.map((id) => crossPos.get(id) + crossSize(id) / 2));
+      for (const id of ids) crossPos.set(id, crossPos.get(id) - lo + offset);
+      offset += hi - lo + 70; // room for the edges that run down to the next row
+    }
+  }
+
   const boxes = new Map();
   for (const id of ids) {
     const [w, hh] = size.get(id);
@@ -397,6 +433,12 @@ function bezier([p0, c1, c2, p3], t) {
 // A cubic curve from the side of one box to the facing side of the other, bent sideways by `bend`;
 // `shift` moves both ends sideways, so that parallel edges keep apart where they meet the nodes.
 function curveBetween(a, b, bend, lr, shift = 0) {
+  if (lr && b.x - b.w / 2 < a.x + a.w / 2 - 4 && b.y - b.h / 2 > a.y + a.h / 2) {
+    // To the start of the next row: down from a, back along the gap above b, down into b.
+    const p0 = { x: a.x + shift, y: a.y + a.h / 2 }, p3 = { x: b.x + shift, y: b.y - b.h / 2 - 3 };
+    const gap = Math.max(p0.y + 20, p3.y - 34);
+    return [p0, { x: p0.x + bend / 4, y: gap }, { x: p3.x, y: gap }, p3];
+  }
   if (lr) {
     const p0 = { x: a.x + a.w / 2, y: a.y + shift }, p3 = { x: b.x - b.w / 2 - 3, y: b.y + shift };
     const d = Math.max(40, (p3.x - p0.x) / 2);
@@ -454,8 +496,8 @@ function clusterBoxes(p, g, boxes) {
   return result;
 }
 
-function layoutAll(p, g, direction) {
-  const boxes = layoutFromTrace(p, g, direction) ?? layeredLayout(g, direction);
+function layoutAll(p, g, direction, wrap = null) {
+  const boxes = (!wrap && layoutFromTrace(p, g, direction)) || layeredLayout(g, direction, wrap);
   const lr = direction === "LR";
   const routes = routeEdges(g, boxes, lr);
   const clusters = clusterBoxes(p, g, boxes);
@@ -465,7 +507,7 @@ function layoutAll(p, g, direction) {
   for (const c of clusters) grow(c.x, c.y, c.x + c.w, c.y + c.h);
   for (const curve of routes.values()) for (let t = 0; t <= 1; t += 0.125) { const pt = bezier(curve, t); grow(pt.x, pt.y - 14, pt.x, pt.y + 14); }
   if (!Number.isFinite(x0)) { x0 = y0 = 0; x1 = y1 = 1; }
-  return { boxes, routes, clusters, lr, viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
+  return { boxes, routes, clusters, lr, wrapped: Boolean(wrap), viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
 }
 
 // ---------------------------------------------------------------- what each step shows
@@ -529,6 +571,51 @@ function isBroadcastOf(small, big) {
   return small.every((d, i) => d === 1 || d === big[big.length - small.length + i]);
 }
 
+// ---------------------------------------------------------------- the rule with its numbers
+
+const SMALL = 6; // values of at most this many elements are written into the rule, number by number
+const RULE_WORDS = new Set(["exp", "log", "sqrt", "tanh", "sigmoid", "sign", "abs", "cos", "sin", "floor", "max", "min", "T"]);
+const tupleText = (shape) => `(${shape.join(", ")}${shape.length === 1 ? "," : ""})`;
+
+// The axes summed when a gradient of shape `big` goes back to an input of shape `small`.
+function sumAxes(small, big) {
+  const lead = big.length - small.length, axes = [];
+  big.forEach((d, i) => { if (i < lead || (small[i - lead] === 1 && d !== 1)) axes.push(i); });
+  return axes;
+}
+
+// A value as it reads inside a formula: a number, a short list, negatives in brackets.
+function inFormula(value) {
+  const text = formatData(value.data, 4);
+  return text.startsWith("-") ? `(${text})` : text;
+}
+
+// The rule of one input with the numbers put in, as lines: "= 1 × 3 = 3" for small values,
+// the shapes and a preview for bigger ones, and the sum that undoes broadcasting on its own line.
+// `values` maps the names the rule uses (dy, a, b, x, out) to value summaries.
+function ruleNumbers(line, values, sent, upShape) {
+  const rhs = String(line).split(" = ").slice(1).join(" = ");
+  const words = rhs.match(/[A-Za-z_]\w*/g) ?? [];
+  if (!rhs || !words.length || !words.every((w) => values.has(w) || RULE_WORDS.has(w))) return [];
+  const used = [...new Set(words.filter((w) => values.has(w)))].map((w) => [w, values.get(w)]);
+  if (used.some(([, v]) => !v)) return [];
+  const gShape = shapeOf(sent), broadcast = isBroadcastOf(gShape, upShape);
+  const lines = [];
+  if (used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL)) {
+    const put = rhs.replace(/[A-Za-z_]\w*/g, (w) => (values.has(w) ? inFormula(values.get(w)) : w)).replace(/\*/g, "×");
+    const result = compactValue(sent, 6);
+    lines.push(broadcast || put === result ? `= ${put}` : `= ${put} = ${result}`);
+  } else {
+    lines.push(`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(broadcast ? upShape : gShape)}`);
+  }
+  if (broadcast) lines.push(`sum over axis ${sumAxes(gShape, upShape).join(", ")}: ${tupleText(upShape)} → ${tupleText(gShape)}`);
+  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL))) {
+    const preview = sent.full ? truncate(formatData(sent.data, 4), 64) : `${formatShape(gShape)} · min ${formatNumber(sent.min)}, max ${formatNumber(sent.max)}`;
+    lines.push(`= ${preview}`);
+  }
+  return lines;
+}
+
 // Rule text in a monospace block, with the incoming gradient `dy` picked out in the gradient colour.
 function ruleLine(line, active = true) {
   const parts = String(line).split(/(\bdy\b)/);
@@ -543,8 +630,10 @@ class TapeDebugger {
     this.model = model;
     this.options = options;
     this.uid = `me${++instances}`;
+    // zoom: null = "auto" (fit when readable, else fit the width and scroll), "fit" = the whole graph
+    // at any scale, a number = the reader's own.
     this.view = { collapsed: new Set(), hideConstants: false, direction: null, zoom: null };
-    this.truncatedSeen = false; // a truncated trace folds its clusters once, not on every live update
+    this.foldDecided = false; // a big trace folds its layers once, not on every live update
     this.timer = null;
     this.cleanups = [];
 
@@ -560,9 +649,14 @@ class TapeDebugger {
     listen("change:step", () => this.refresh());
     listen("change:mode", () => this.refresh());
     listen("change:selected", () => this.refresh());
+    listen("change:checks", () => this.refresh());
     this.root.addEventListener("keydown", (e) => this.onKey(e));
-    if (globalThis.ResizeObserver) { // keep "fit" zoom right when the notebook resizes
-      const ro = new ResizeObserver(() => { if (this.view.zoom === null) this.applyZoom(); });
+    if (globalThis.ResizeObserver) { // keep the fit right when the notebook resizes (rows follow the width)
+      const ro = new ResizeObserver(() => {
+        if (typeof this.view.zoom === "number") return;
+        if (Math.abs(this.canvasWidth() - (this.laidOutFor ?? 0)) > 40) this.draw();
+        else this.applyZoom();
+      });
       ro.observe(this.canvas);
       this.cleanups.push(() => ro.disconnect());
     }
@@ -579,8 +673,8 @@ class TapeDebugger {
 
   get mode() { return this.model.get("mode") === "forward" ? "forward" : "backward"; }
   get stepCount() { return this.mode === "forward" ? this.p.forward.length : this.p.steps.length; }
-  get step() {
-    const k = Number(this.model.get("step"));
+  get step() { // the index k of the step shown (-1: none yet); the model counts from 1
+    const k = Number(this.model.get("step")) - 1;
     return Number.isInteger(k) ? Math.max(-1, Math.min(k, this.stepCount - 1)) : -1;
   }
   get selected() { return this.model.get("selected") || ""; }
@@ -590,7 +684,7 @@ class TapeDebugger {
     this.model.save_changes();
   }
 
-  goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1))); }
+  goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1)) + 1); }
 
   // -- the static parts
 
@@ -599,7 +693,7 @@ class TapeDebugger {
       role === "step-button" ? [h("span", { text }), icon(iconName)] : [icon(iconName), h("span", { text })]);
     this.modeToggle = h("button", {
       type: "button", class: "me-mode", role: "switch", "data-role": "mode-toggle",
-      onclick: () => { this.stopPlaying(); this.set("mode", this.mode === "backward" ? "forward" : "backward"); this.set("step", -1); },
+      onclick: () => { this.stopPlaying(); this.set("mode", this.mode === "backward" ? "forward" : "backward"); this.set("step", 0); },
     }, [h("span", { class: "me-mode-opt", "data-mode": "backward", text: "Backward" }), h("span", { class: "me-mode-opt", "data-mode": "forward", text: "Forward" })]);
     this.resetBtn = button("reset-button", "Reset to the start", "Reset", "reset", () => { this.stopPlaying(); this.goTo(-1); });
     this.backBtn = button("back-button", "Back one step", "Back", "back", () => { this.stopPlaying(); this.goTo(this.step - 1); });
@@ -620,12 +714,18 @@ class TapeDebugger {
       h("div", { class: "me-scrub" }, [this.slider, this.stepLabel]),
     ]);
     this.canvas = h("div", { class: "me-canvas" });
+    this.canvas.addEventListener("scroll", () => this.updateViewport(), { passive: true });
+    this.minimap = h("div", { class: "me-minimap", "data-role": "minimap", title: "Overview: click to go there" });
+    this.minimap.addEventListener("click", (e) => this.onMinimapClick(e));
+    this.finders = h("div", { class: "me-finders" });
+    this.inspectorSlot = h("div", { class: "me-inspector-slot" });
+    this.canvasWrap = h("div", { class: "me-canvas-wrap" }, [this.finders, this.canvas, this.minimap, this.inspectorSlot]);
     this.canvas.addEventListener("click", (e) => this.onCanvasClick(e));
     this.canvas.addEventListener("keydown", (e) => {
       if ((e.key === "Enter" || e.key === " ") && e.target.closest?.("[data-node-id], [data-cluster-id]")) { e.preventDefault(); this.onCanvasClick(e); }
     });
     this.panel = h("aside", { class: "me-panel", "aria-live": "polite" });
-    this.body = h("div", { class: "me-body" }, [this.canvas, this.panel]);
+    this.body = h("div", { class: "me-body" }, [this.canvasWrap, this.panel]);
 
     this.hideConstants = h("input", { type: "checkbox", "data-role": "hide-constants" });
     this.hideConstants.addEventListener("change", () => { this.view.hideConstants = this.hideConstants.checked; this.draw(); });
@@ -633,6 +733,7 @@ class TapeDebugger {
       [h("option", { value: "LR", text: "left → right" }), h("option", { value: "TB", text: "top → bottom" })]);
     this.direction.addEventListener("change", () => { this.view.direction = this.direction.value; this.draw(); });
     const zoomBtn = (label, text, f) => h("button", { type: "button", class: "me-btn me-btn-small", "aria-label": label, title: label, text, onclick: f });
+    this.layoutHint = h("div", { class: "me-note me-layout-hint", "data-role": "layout-hint" });
     this.footer = h("div", { class: "me-footer" }, [
       h("ul", { class: "me-legend", "aria-label": "Legend" }, [
         ...LEGEND.map(([kind, label]) => h("li", {}, [h("span", { class: `me-swatch me-kind-${kind}` }), label])),
@@ -643,23 +744,25 @@ class TapeDebugger {
         this.direction,
         h("span", { class: "me-zoom" }, [
           zoomBtn("Zoom out", "−", () => this.zoomBy(1 / 1.25)),
-          zoomBtn("Fit to width", "fit", () => { this.view.zoom = null; this.applyZoom(); }),
+          zoomBtn("Fit the whole graph", "fit", () => { this.view.zoom = "fit"; this.applyZoom(); }),
           zoomBtn("Zoom in", "+", () => this.zoomBy(1.25)),
         ]),
       ]),
     ]);
     this.root.append(h("div", { class: "me-header" }, [h("span", { class: "me-logo", text: "∇" }), this.title]),
-      this.notices, this.toolbar, this.body, this.footer);
+      this.notices, this.toolbar, this.body, this.footer, this.layoutHint);
   }
 
   loadTrace() {
     this.p = prepareTrace(this.model.get("trace"));
     const p = this.p;
-    // A huge tape starts folded into its clusters; keep the reader's own folding across live updates.
-    if (p.truncated && !this.truncatedSeen) {
+    // A big tape starts with its layers (name scopes) folded, one node each; the reader's own
+    // folding is kept across live updates.
+    if (!this.foldDecided && p.clusters.size && (p.truncated || p.nodes.length > AUTO_FOLD_NODES)) {
       this.view.collapsed = new Set(p.clusters.keys());
-      this.truncatedSeen = true;
+      this.foldDecided = true;
     }
+    this.layoutHint.textContent = p.layout?.hint ?? "";
     for (const c of [...this.view.collapsed]) if (!p.clusters.has(c)) this.view.collapsed.delete(c);
     if (!this.view.direction) this.direction.value = p.direction;
 
@@ -677,8 +780,8 @@ class TapeDebugger {
     if (p.error) notices.push(h("div", { class: "me-notice me-error", role: "alert", "data-role": "error" }, [
       h("strong", { text: "The debugger couldn't trace this tape. " }), p.error,
     ]));
-    if (p.truncated) notices.push(h("div", { class: "me-notice", "data-role": "notice", text:
-      `${p.truncated.total ?? p.nodes.length} nodes — showing clusters collapsed. Click a cluster to open it.` }));
+    if (this.view.collapsed.size) notices.push(h("div", { class: "me-notice", "data-role": "notice", text:
+      `${p.truncated?.total ?? p.nodes.length} nodes: each layer is folded into one node. Click one to open it (its title folds it again).` }));
     if (empty) notices.push(h("div", { class: "me-empty", "data-role": "empty" }, [
       h("div", { class: "me-empty-title", text: "This tape recorded nothing yet…" }),
       h("div", { text: "Run some ops on a Variable or a watched tensor inside " }, [h("code", { text: "with me.GradientTape() as tape:" })]),
@@ -692,8 +795,26 @@ class TapeDebugger {
 
   draw() {
     const p = this.p;
+    const direction = this.view.direction ?? p.direction;
     this.graph = visibleGraph(p, this.view);
-    this.geo = layoutAll(p, this.graph, this.view.direction ?? p.direction);
+    this.geo = layoutAll(p, this.graph, direction);
+    // Too wide to read once fitted: lay a left-to-right graph out again in rows as wide as the canvas.
+    const width = this.canvasWidth();
+    this.laidOutFor = width;
+    if (direction === "LR" && width > 0 && width / this.geo.viewBox[2] < READABLE) {
+      // The row width whose drawing fits the canvas at the largest zoom (rows trade width for height).
+      const maxH = this.maxCanvasHeight();
+      let best = null;
+      for (const z of [1, 0.9, 0.8, 0.7, 0.6]) {
+        const wrap = Math.max(400, width / z - 2 * PAD);
+        const boxes = [...layeredLayout(this.graph, direction, wrap).values()];
+        const vw = Math.max(...boxes.map((b) => b.x + b.w / 2)) - Math.min(...boxes.map((b) => b.x - b.w / 2)) + 2 * PAD;
+        const vh = Math.max(...boxes.map((b) => b.y + b.h / 2)) - Math.min(...boxes.map((b) => b.y - b.h / 2)) + 2 * PAD + 40;
+        const fit = Math.min(width / vw, maxH / vh, 1.1);
+        if (!best || fit > best.fit + 0.02) best = { fit, wrap };
+      }
+      this.geo = layoutAll(p, this.graph, direction, best.wrap);
+    }
     const { boxes, routes, clusters, viewBox } = this.geo;
     const id = (name) => `${this.uid}-${name}`;
     const marker = (name) => s("marker", {
@@ -713,6 +834,7 @@ class TapeDebugger {
     }));
 
     this.nodeEls = new Map();
+    this.membersOf = new Map(this.graph.vnodes.filter((v) => v.kind === "cluster").map((v) => [v.id, v.members]));
     const nodeLayer = s("g", { class: "me-nodes" }, this.graph.vnodes.map((vn) => {
       const g = vn.kind === "cluster" ? this.drawFolded(vn, boxes.get(vn.id)) : vn.kind === "op" ? this.drawOp(vn.node, boxes.get(vn.id)) : this.drawTensor(vn.node, boxes.get(vn.id));
       this.nodeEls.set(vn.id, g);
@@ -732,6 +854,7 @@ class TapeDebugger {
 
     this.overlay = s("g", { class: "me-overlay" });
     const [vx, vy, vw, vh] = viewBox;
+    this.drawMinimap();
     this.svg = s("svg", {
       class: "me-graph", xmlns: SVG_NS, viewBox: `${r1(vx)} ${r1(vy)} ${r1(vw)} ${r1(vh)}`, role: "img",
       "aria-label": "Graph of the recorded ops",
@@ -752,7 +875,8 @@ class TapeDebugger {
     const hmW = hm ? Math.min(40, Math.max(18, 6 * Math.max(...hm.map((row) => row.length)))) : 0;
     const textRight = w - 10 - (hm ? hmW + 8 : 0);
     const tag = KIND_TAG[n.kind];
-    const labelRoom = w - 20 - (tag ? textWidth(tag, 9) + 8 : 0);
+    // The tag is upper case, bold and letter-spaced: about 0.8 em a letter, plus a gap before it.
+    const labelRoom = w - 20 - (tag ? tag.length * 8.5 * 0.8 + 10 : 0);
     let valueText = "";
     if (value && value.full && numel(shapeOf(value)) <= 6) valueText = formatData(value.data, 3);
     else if (value) { const st = stats(value); valueText = `${formatNumber(st.min, 3)} … ${formatNumber(st.max, 3)}`; }
@@ -764,7 +888,7 @@ class TapeDebugger {
       s("title", { text: `${nodeLabel(n)} (${n.kind})\n${shapeStr}\n${value ? truncate(compactValue(value, 16), 300) : ""}` }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 9 }),
       n.kind === "target" && s("rect", { class: "me-shape-inner", x: 3, y: 3, width: w - 6, height: hh - 6, rx: 7 }),
-      s("text", { class: "me-node-label", x: 10, y: 19, text: truncate(nodeLabel(n), Math.floor(labelRoom / (12.5 * 0.6))) }),
+      s("text", { class: "me-node-label", x: 10, y: 19, text: truncate(nodeLabel(n), Math.floor(labelRoom / (12.5 * 0.64))) }),
       tag && s("text", { class: "me-kind-tag", x: w - 9, y: 17, "text-anchor": "end", text: tag.toUpperCase() }),
       s("text", { class: "me-node-meta", x: 10, y: 36, text: truncate(shapeStr, Math.floor(textRight / (11 * 0.57)) - 1) }),
       valueText && s("text", { class: "me-node-value", x: 10, y: hh - 11, text: truncate(valueText, Math.floor((textRight - 10) / (11 * 0.61))) }),
@@ -801,7 +925,7 @@ class TapeDebugger {
       s("rect", { class: "me-shape-back", x: 5, y: 5, width: w, height: hh, rx: 12 }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 12 }),
       s("text", { class: "me-node-label", x: 12, y: 22, text: truncate(`▸ ${label}`, Math.floor((w - 20) / (12.5 * 0.6))) }),
-      s("text", { class: "me-node-meta", x: 12, y: 40, text: truncate(`${vn.members.length} nodes (${ops} op${ops === 1 ? "" : "s"}) · click to open`, Math.floor((w - 24) / (11 * 0.57))) }),
+      s("text", { class: "me-node-meta", x: 12, y: 40, text: truncate(`${ops} op${ops === 1 ? "" : "s"}, ${vn.members.length} nodes · open ▸`, Math.floor((w - 24) / (11 * 0.57))) }),
     ]);
   }
 
@@ -833,7 +957,7 @@ class TapeDebugger {
     const sel = this.selected;
     for (const [id, g] of this.nodeEls) {
       const folded = id.startsWith("cluster:");
-      const members = folded ? [...rep].filter(([, v]) => v === id).map(([m]) => m) : [id];
+      const members = folded ? this.membersOf.get(id) : [id];
       g.classList.toggle("is-current", !folded && state.current === id);
       g.classList.toggle("contains-current", folded && members.includes(state.current));
       g.classList.toggle("is-selected", sel !== "" && members.includes(sel));
@@ -858,12 +982,15 @@ class TapeDebugger {
     this.drawOverlay(back);
     this.renderPanel(back, fwd);
     this.scrollToCurrent(state.current ? rep.get(state.current) : null);
+    this.updateViewport();
   }
 
   drawOverlay(back) {
     if (!back) { this.overlay.replaceChildren(); return; }
     const p = this.p, { routes, boxes, lr, viewBox } = this.geo;
     const taken = [...boxes.values()].map((b) => ({ x0: b.x - b.w / 2, y0: b.y - b.h / 2, x1: b.x + b.w / 2, y1: b.y + b.h / 2 }));
+    // Cluster titles too: a gradient label never covers a layer's name.
+    for (const c of this.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 38 + textWidth(c.label, 12), y1: c.y + 26 });
 
     // Gradient badges: the running total on every tensor reached so far; final values at the end.
     const badges = new Map(); // tensor id -> [value, style]
@@ -931,8 +1058,11 @@ class TapeDebugger {
     if (back) sections.push(...this.backwardSections(back));
     else sections.push(...this.forwardSections(fwd));
     const sel = this.selected && p.byId.get(this.selected);
-    if (sel) sections.push(this.inspector(sel, back));
-    else sections.push(h("p", { class: "me-hint", text: "Click any node to see its value and gradient." }));
+    // The inspector docks beside the graph, at its top, where the eye is after a click; the
+    // graph makes room for it (and fits itself again) rather than being covered.
+    this.inspectorSlot.replaceChildren(...(sel ? [this.inspector(sel, back)] : []));
+    this.canvasWrap.classList.toggle("has-inspector", Boolean(sel));
+    if (!sel) sections.push(h("p", { class: "me-hint", text: "Click any node to see its value, its gradient and its code." }));
     this.panel.replaceChildren(...sections);
   }
 
@@ -962,13 +1092,18 @@ class TapeDebugger {
       h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
       h("div", { class: "me-field-label", text: "Gradient arriving at its output" }),
       h("div", { class: "me-upstream", "data-role": "upstream" }, (st.upstream ?? []).map((u) => h("div", { class: "me-upstream-item" }, [
-        h("div", { class: "me-eq" }, [h("span", { class: "me-dy", text: "dy" }), ` = ∂${label(p.target)}/∂${label(u.tensor)}`]),
+        h("div", { class: "me-eq" }, [h("span", { class: "me-dy", text: "dy" }), ` = ∂${dName(label(p.target))}/∂${dName(label(u.tensor))}`]),
         valueView(u.value),
       ]))),
       h("div", { class: "me-field-label", text: "Chain rule: local derivative × dy" }),
       h("div", { class: "me-rule", "data-role": "rule" }, rule.map((line, i) => ruleLine(line, sentTo.has(i) || !sentTo.size))),
     ]);
     const upShape = shapeOf(asValue(st.upstream?.[0]?.value));
+    // What the rule's names stand for at this step: dy, the op's inputs by the names its rule uses, out.
+    const f = p.forward[p.forwardIndex.get(st.op)];
+    const values = new Map([["dy", asValue(st.upstream?.[0]?.value)]]);
+    (f?.inputs ?? []).forEach((id, i) => { const name = ruleInput(rule[i]); if (name && !values.has(name)) values.set(name, asValue(p.byId.get(id)?.value)); });
+    if (f?.outputs?.length === 1) values.set("out", asValue(p.byId.get(f.outputs[0])?.value));
     const sends = h("section", { class: "me-card" }, [
       h("div", { class: "me-field-label", text: "Sends back" }),
       ...(st.grads_out ?? []).map((go) => {
@@ -977,7 +1112,8 @@ class TapeDebugger {
         const gShape = shapeOf(asValue(go.value));
         return h("div", { class: "me-send", "data-role": "grad-out", "data-edge-id": go.edge, "data-tensor": go.tensor }, [
           h("div", { class: "me-send-title" }, [input ? `to input ${input} = ` : "to ", h("strong", { text: who })]),
-          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index])]),
+          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index]),
+            ...ruleNumbers(rule[go.input_index], values, asValue(go.value), upShape).map((l) => h("div", { class: "me-rule-line me-rule-numbers", "data-role": "rule-numbers", text: l }))]),
           valueView(go.value),
           isBroadcastOf(gShape, upShape) && h("div", { class: "me-note", text:
             `${who} was broadcast from ${formatShape(gShape)} to ${formatShape(upShape)} on the way forward, so its gradient is summed back to ${formatShape(gShape)}.` }),
@@ -999,7 +1135,7 @@ class TapeDebugger {
           const g = p.gradients.get(src);
           const none = p.unreached.has(src) || !g || g.value == null;
           return h("div", { class: "me-final-item" + (none ? " is-none" : ""), "data-role": "final-gradient", "data-source": src }, [
-            h("div", { class: "me-eq" }, [`∂${label(p.target)}/∂`, h("strong", { text: g?.name ?? label(src) }), " ="]),
+            h("div", { class: "me-eq" }, [`∂${dName(label(p.target))}/∂`, h("strong", { text: dName(g?.name ?? label(src)) }), " ="]),
             none ? h("div", {}, [h("span", { class: "me-none", text: "None" }), h("span", { class: "me-note", text: ` — ${label(p.target)} does not depend on it` })])
               : valueView(g.value),
           ]);
@@ -1031,13 +1167,24 @@ class TapeDebugger {
 
   inspector(n, back) {
     const p = this.p;
-    const items = [h("div", { class: "me-card-kicker", text: n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor" }),
+    const close = h("button", { type: "button", class: "me-btn me-btn-small me-close", "data-role": "inspector-close", "aria-label": "Close the inspector",
+      title: "Close", text: "×", onclick: () => this.set("selected", "") });
+    const items = [h("div", { class: "me-card-kicker" }, [n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor", close]),
       h("h3", {}, [h("code", { text: n.kind === "op" ? opLabel(n) : nodeLabel(n) })])];
+    const where = (loc) => `${loc.file}, line ${loc.line}`;
     if (n.kind === "op") {
+      if (n.code) items.push(h("div", { class: "me-field-label", text: "Created by your code" }),
+        h("div", { class: "me-code-link", "data-role": "inspector-code" }, [h("span", { class: "me-where", text: where(n.code) }), h("pre", { class: "me-code", text: n.code.text || "(source not available)" })]));
       const attrs = Object.entries(n.attrs ?? {});
       if (attrs.length) items.push(h("div", { class: "me-field-label", text: "Attributes" }),
         h("code", { class: "me-attrs", text: attrs.map(([key, v]) => `${key}=${JSON.stringify(v)}`).join(", ") }));
       if ((n.rule ?? []).length) items.push(h("div", { class: "me-field-label", text: "Gradient rule" }), h("div", { class: "me-rule" }, n.rule.map((l) => ruleLine(l))));
+      if (n.vjp) items.push(h("details", { class: "me-source", "data-role": "inspector-vjp", open: n.custom }, [
+        h("summary", {}, [n.custom ? "Its source (your custom gradient) " : "Its gradient rule as code ", h("span", { class: "me-where", text: where(n.vjp) })]),
+        h("pre", { class: "me-code", text: n.vjp.text }),
+      ]));
+      if (n.kernel) items.push(h("div", { class: "me-field-label", text: "Computed on the CPU by" }),
+        h("div", { class: "me-code-link", "data-role": "inspector-kernel" }, [h("code", { text: `${n.kernel.name}()` }), " in ", h("span", { class: "me-where", text: where(n.kernel) })]));
     } else {
       items.push(h("div", { class: "me-field-label", text: "Value" }), h("div", { "data-role": "inspector-value" }, [valueView(n.value)]));
       let grad;
@@ -1047,8 +1194,33 @@ class TapeDebugger {
       else if (back.grads.has(n.id)) grad = valueView(back.grads.get(n.id));
       else grad = h("p", { class: "me-hint", text: "Not computed yet at this step." });
       items.push(h("div", { class: "me-field-label", text: back?.finished ? "Gradient" : "Gradient so far" }), h("div", { "data-role": "inspector-grad" }, [grad]));
+      if (p.sources.includes(n.id)) items.push(this.gradientCheck(n));
     }
     return h("section", { class: "me-card me-inspector", "data-role": "inspector", "data-node-id": n.id }, items);
+  }
+
+  // Finite differences against the stepped gradient: computed by the kernel (dbg.check_gradient),
+  // so the button is there only with a live kernel; a result already made is shown anywhere.
+  gradientCheck(n) {
+    const result = (this.model.get("checks") ?? {})[n.id];
+    const canAsk = typeof this.model.send === "function" && this.p.steps.length > 0;
+    const out = [h("div", { class: "me-field-label", text: "Gradient check" })];
+    if (canAsk) out.push(h("button", { type: "button", class: "me-btn me-btn-small", "data-role": "check-gradient",
+      title: "Compare the stepped gradient with finite differences of the tape, in float64", text: result ? "Check again" : "Check with finite differences",
+      onclick: () => this.model.send({ check_gradient: n.id }) }));
+    if (result?.error) out.push(h("div", { class: "me-note me-gcheck-bad", "data-role": "gradient-check", text: result.error }));
+    else if (result) {
+      const rows = result.positions.map((pos, i) => h("tr", {}, [
+        h("td", { text: pos.length ? `[${pos.join(", ")}]` : "·" }), h("td", { text: formatNumber(result.stepped[i], 6) }), h("td", { text: formatNumber(result.numeric[i], 6) }),
+      ]));
+      out.push(h("div", { class: `me-gcheck ${result.ok ? "is-ok" : "is-bad"}`, "data-role": "gradient-check", "data-ok": String(result.ok) }, [
+        h("div", { class: "me-gcheck-verdict", text: result.ok ? `✓ agrees (largest difference ${formatNumber(result.max_abs_error, 3)})`
+          : `✗ disagrees (largest difference ${formatNumber(result.max_abs_error, 3)})` }),
+        h("table", { class: "me-gcheck-table" }, [h("tr", {}, [h("th", { text: "element" }), h("th", { text: "stepped" }), h("th", { text: "finite diff." })]), ...rows]),
+        !result.all_elements && h("div", { class: "me-note", text: `${result.positions.length} evenly spaced elements probed.` }),
+      ]));
+    } else if (!canAsk) out.push(h("p", { class: "me-hint", text: "Run dbg.check_gradient(source) in the notebook to compare with finite differences." }));
+    return h("div", { class: "me-gcheck-block" }, out);
   }
 
   // -- interaction
@@ -1096,32 +1268,109 @@ class TapeDebugger {
     this.playBtn.classList.remove("is-playing");
   }
 
-  // -- zoom: "fit" (null) follows the width of the output area, never shrinking text below 85 %
+  // -- zoom. The canvas is as tall as the drawing needs, up to most of the window. "auto" fits the
+  // whole graph when its text stays readable, else fits the width and scrolls (with a minimap);
+  // "fit" shows all of it at any scale.
+
+  canvasWidth() { return Math.max(0, this.canvas.clientWidth - 2); }
+
+  maxCanvasHeight() { return Math.max(300, Math.min(700, (globalThis.innerHeight || 800) * 0.68)); }
 
   applyZoom() {
     if (!this.svg) return;
     const [, , vw, vh] = this.geo.viewBox;
-    const available = this.canvas.clientWidth - 2;
-    const zoom = this.view.zoom ?? (available > 0 ? Math.max(0.85, Math.min(1.1, available / vw)) : 1);
+    const availW = this.canvasWidth(), maxH = this.maxCanvasHeight();
+    let zoom = typeof this.view.zoom === "number" ? this.view.zoom : 1;
+    if (typeof this.view.zoom !== "number" && availW > 0) {
+      const fitW = availW / vw, fitAll = Math.min(fitW, (maxH - 2) / vh, 1.1);
+      zoom = this.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.min(Math.max(READABLE, fitAll), fitW, 1.1);
+    }
     this.svg.setAttribute("width", r1(vw * zoom));
     this.svg.setAttribute("height", r1(vh * zoom));
+    this.canvas.style.height = `${Math.ceil(Math.min(maxH, vh * zoom + 2))}px`;
     this.currentZoom = zoom;
+    this.updateViewport();
   }
 
   zoomBy(f) {
-    this.view.zoom = Math.max(0.3, Math.min(3, (this.currentZoom ?? 1) * f));
+    this.view.zoom = Math.max(0.05, Math.min(3, (this.currentZoom ?? 1) * f));
     this.applyZoom();
   }
 
-  // Scroll the canvas (never the notebook page) so that the current op is in view.
-  scrollToCurrent(vid) {
+  // Where a node of the drawing is on the canvas, in px of the scrolled content.
+  toCanvas(box) {
+    const z = this.currentZoom ?? 1, [vx, vy, vw, vh] = this.geo.viewBox;
+    // The svg is centred when it is smaller than the canvas.
+    const ox = Math.max(0, (this.canvas.clientWidth - vw * z) / 2), oy = Math.max(0, (this.canvas.clientHeight - vh * z) / 2);
+    return { x: (box.x - vx) * z + ox, y: (box.y - vy) * z + oy };
+  }
+
+  // Scroll the canvas (never the notebook page) so that node `vid` is in view; `always` centres it.
+  scrollToNode(vid, always = false) {
     const box = vid && this.geo.boxes.get(vid);
     if (!box || !this.canvas.clientWidth) return;
-    const z = this.currentZoom ?? 1, [vx, vy] = this.geo.viewBox;
-    const x = (box.x - vx) * z, y = (box.y - vy) * z;
-    const c = this.canvas;
-    if (x < c.scrollLeft + 40 || x > c.scrollLeft + c.clientWidth - 40) c.scrollLeft = x - c.clientWidth / 2;
-    if (y < c.scrollTop + 40 || y > c.scrollTop + c.clientHeight - 40) c.scrollTop = y - c.clientHeight / 2;
+    const { x, y } = this.toCanvas(box), c = this.canvas;
+    const underMinimap = !this.minimap.hidden && x > c.scrollLeft + c.clientWidth - this.minimap.offsetWidth - 30
+      && y > c.scrollTop + c.clientHeight - this.minimap.offsetHeight - 30;
+    always ||= underMinimap;
+    if (always || x < c.scrollLeft + 40 || x > c.scrollLeft + c.clientWidth - 40) c.scrollLeft = x - c.clientWidth / 2;
+    if (always || y < c.scrollTop + 40 || y > c.scrollTop + c.clientHeight - 40) c.scrollTop = y - c.clientHeight / 2;
+    this.updateViewport();
+  }
+
+  scrollToCurrent(vid) { this.scrollToNode(vid); }
+
+  // A small overview of a graph bigger than its canvas: one rect per node, the visible part framed.
+  drawMinimap() {
+    const [vx, vy, vw, vh] = this.geo.viewBox;
+    const scale = Math.min(170 / vw, 110 / vh);
+    this.minimapScale = scale;
+    const rects = this.graph.vnodes.map((vn) => {
+      const b = this.geo.boxes.get(vn.id);
+      return s("rect", { class: `me-mini-node me-kind-${vn.kind}`, "data-mini-id": vn.id, x: r1((b.x - b.w / 2 - vx) * scale), y: r1((b.y - b.h / 2 - vy) * scale),
+        width: r1(Math.max(2, b.w * scale)), height: r1(Math.max(2, b.h * scale)), rx: 1 });
+    });
+    this.minimapView = s("rect", { class: "me-mini-view", x: 0, y: 0, width: 0, height: 0 });
+    this.minimap.replaceChildren(s("svg", { width: r1(vw * scale), height: r1(vh * scale), viewBox: `0 0 ${r1(vw * scale)} ${r1(vh * scale)}` },
+      [...rects, this.minimapView]));
+  }
+
+  onMinimapClick(e) {
+    const svg = this.minimap.querySelector("svg");
+    if (!svg) return;
+    const r = svg.getBoundingClientRect(), z = this.currentZoom ?? 1, k = z / this.minimapScale;
+    this.canvas.scrollLeft = (e.clientX - r.left) * k - this.canvas.clientWidth / 2;
+    this.canvas.scrollTop = (e.clientY - r.top) * k - this.canvas.clientHeight / 2;
+    this.updateViewport();
+  }
+
+  // The minimap's frame and the "target" / "current op" finders, after every scroll or zoom.
+  updateViewport() {
+    if (!this.geo || !this.minimapView) return;
+    const c = this.canvas, z = this.currentZoom ?? 1, k = this.minimapScale / z;
+    // The drawing's own size, not the scroll size (which includes the room left under the minimap).
+    const overflows = Number(this.svg.getAttribute("width")) > c.clientWidth + 4 || Number(this.svg.getAttribute("height")) > c.clientHeight + 4;
+    this.minimap.hidden = !overflows;
+    c.classList.toggle("has-minimap", overflows); // room to scroll any node out from under the minimap
+    if (overflows) {
+      setProps(this.minimapView, { x: r1(c.scrollLeft * k), y: r1(c.scrollTop * k), width: r1(c.clientWidth * k), height: r1(c.clientHeight * k) });
+    }
+    const finders = [];
+    const find = (role, vid, text) => {
+      const box = vid && this.geo.boxes.get(vid);
+      if (!box) return;
+      const { x, y } = this.toCanvas(box);
+      const dx = x < c.scrollLeft ? "←" : x > c.scrollLeft + c.clientWidth ? "→" : "";
+      const dy = y < c.scrollTop ? "↑" : y > c.scrollTop + c.clientHeight ? "↓" : "";
+      const off = dx || dy;
+      finders.push(h("button", { type: "button", class: `me-finder${off ? " is-offscreen" : ""}`, "data-role": role, "data-for": vid,
+        title: off ? `${text} is out of view: click to go there` : text, onclick: () => this.scrollToNode(vid, true) },
+      [h("span", { class: `me-finder-dot me-finder-${role}` }), `${text}${off ? ` ${dy}${dx}` : ""}`]));
+    };
+    if (this.p.target) find("find-target", this.graph.rep.get(this.p.target), `target ${nodeLabel(this.p.byId.get(this.p.target))}`);
+    const current = this.mode === "forward" ? this.p.forward[this.step]?.op : this.p.steps[this.step]?.op;
+    if (current) find("find-current", this.graph.rep.get(current), `now: ${opLabel(this.p.byId.get(current))}`);
+    this.finders.replaceChildren(...finders);
   }
 }
 

@@ -2,18 +2,16 @@
 
 ``compute(nodes, edges, clusters, direction)`` returns the trace's ``layout`` entry: node
 centres and sizes in px, y pointing down. The built-in layout is the longest-path layering
-in recording order; it is plainer than dot's, so the first time it is used we say, in one
-line, how to install Graphviz.
+in recording order; it is plainer than dot's, so a layout made because Graphviz is missing
+carries a one-line ``hint`` on how to install it, which the widget shows in its footer. Nothing is printed: a line on stderr would fail every saved notebook under nbval.
 """
 import shutil
 import subprocess
-import sys
 
 POINTS_PER_INCH = 72.0
 INSTALL_HINT = ("minieager.debugger: Graphviz's `dot` was not found, so graphs use a simple built-in layout; "
                 "for a better one install Graphviz (apt-get install graphviz, conda install graphviz or "
                 "brew install graphviz).")
-_hint_shown = False
 
 
 def find_dot():
@@ -29,16 +27,7 @@ def compute(nodes, edges, clusters=(), direction="LR"):
             return _with_dot(dot, nodes, edges, clusters, direction)
         except (OSError, subprocess.SubprocessError, ValueError):
             pass        # a broken Graphviz install: the built-in layout still draws the graph
-    else:
-        _hint_once()
-    return layered(nodes, edges, direction)
-
-
-def _hint_once():
-    global _hint_shown
-    if not _hint_shown:
-        _hint_shown = True
-        print(INSTALL_HINT, file=sys.stderr)
+    return dict(layered(nodes, edges, direction), hint=INSTALL_HINT)
 
 
 def _quote(text):
@@ -85,8 +74,12 @@ def _with_dot(dot, nodes, edges, clusters, direction):
             "positions": positions, "sizes": {k: [round(w, 1), round(h, 1)] for k, (w, h) in sizes.items()}}
 
 
-def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0):
-    """The built-in layout: longest-path layers in recording order (pure Python, deterministic)."""
+def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0, wrap=None):
+    """The built-in layout: longest-path layers in recording order (pure Python, deterministic).
+
+    wrap   a long left-to-right chain breaks into rows at most this many px wide, read like lines
+           of text (the static picture of a 20-op tape stays legible in a notebook's width)
+    """
     order = [node_id for node_id, _ in nodes]
     sizes = dict(nodes)
     preds = {n: [] for n in order}
@@ -109,18 +102,33 @@ def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0):
     main = (lambda n: sizes[n][0]) if lr else (lambda n: sizes[n][1])
     cross = (lambda n: sizes[n][1]) if lr else (lambda n: sizes[n][0])
     extents = {r: sum(cross(n) for n in layer) + gap_cross * (len(layer) - 1) for r, layer in layers.items()}
-    widest = max(extents.values(), default=0.0)
-    positions, m = {}, 0.0
+    # Rows of consecutive layers (one row unless `wrap` asks for more, and only left to right).
+    if not order:
+        return {"engine": "builtin", "width": 0.0, "height": 0.0, "positions": {}, "sizes": {}}
+    rows, m = [[]], 0.0
     for r in sorted(layers):
-        layer = layers[r]
-        span = max(main(n) for n in layer)
-        c = (widest - extents[r]) / 2         # centre each layer across the flow
-        for n in layer:
-            along, across = m + span / 2, c + cross(n) / 2
-            positions[n] = [round(along, 1), round(across, 1)] if lr else [round(across, 1), round(along, 1)]
-            c += cross(n) + gap_cross
+        span = max(main(n) for n in layers[r])
+        if wrap and lr and rows[-1] and m + span > wrap:
+            rows.append([])
+            m = 0.0
+        rows[-1].append(r)
         m += span + gap_main
-    m = max(0.0, m - gap_main)
-    width, height = (m, widest) if lr else (widest, m)
+    positions, width, offset = {}, 0.0, 0.0
+    for row in rows:
+        widest = max(extents[r] for r in row)
+        m = 0.0
+        for r in row:
+            layer = layers[r]
+            span = max(main(n) for n in layer)
+            c = offset + (widest - extents[r]) / 2         # centre each layer across the flow
+            for n in layer:
+                along, across = m + span / 2, c + cross(n) / 2
+                positions[n] = [round(along, 1), round(across, 1)] if lr else [round(across, 1), round(along, 1)]
+                c += cross(n) + gap_cross
+            m += span + gap_main
+        width = max(width, m - gap_main)
+        offset += widest + gap_main
+    depth = max(0.0, offset - gap_main)
+    width, height = (width, depth) if lr else (depth, width)
     return {"engine": "builtin", "width": round(width, 1), "height": round(height, 1), "positions": positions,
             "sizes": {k: [round(w, 1), round(h, 1)] for k, (w, h) in sizes.items()}}

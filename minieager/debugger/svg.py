@@ -83,12 +83,28 @@ def _text(x, y, content, size=12.0, fill="#1f2328", anchor="start", mono=False, 
 
 # ---- what the reader sees: folded clusters, layout ---------------------------------------
 
+AUTO_FOLD_NODES = 40      # as the widget (widgets/tape_debugger.js): a bigger graph shows its layers folded
+
+
+def _homes(data):
+    """{input id: cluster} for inputs (a layer's kernel, bias) that only one layer's ops read."""
+    cluster = {n["id"]: n.get("cluster") for n in data["nodes"]}
+    produced = {e["target"] for e in data["edges"] if e.get("input_index") is None}
+    readers = {}
+    for e in data["edges"]:
+        if e.get("input_index") is not None:
+            readers.setdefault(e["source"], set()).add(cluster.get(e["target"]))
+    return {i: next(iter(cs)) for i, cs in readers.items()
+            if len(cs) == 1 and None not in cs and cluster.get(i) is None and i not in produced and i != data.get("target")}
+
+
 def _visible(data):
-    """(nodes, edges, representative): a truncated trace has its clusters folded into one node."""
-    fold = data.get("truncated") is not None
+    """(nodes, edges, representative): a big or truncated trace has its clusters folded into one node."""
+    fold = data.get("truncated") is not None or (len(data["nodes"]) > AUTO_FOLD_NODES and bool(data.get("clusters")))
+    homes = _homes(data) if fold else {}
     rep, nodes, folded = {}, [], {}
     for n in data["nodes"]:
-        c = n.get("cluster")
+        c = n.get("cluster") or homes.get(n["id"])
         if fold and c is not None:
             vid = rep[n["id"]] = f"cluster:{c}"
             if vid not in folded:
@@ -113,15 +129,15 @@ def _size(n):
     return (156.0, 64.0)
 
 
-def _layout(data, nodes, edges, builtin):
+def _layout(data, nodes, edges, builtin, wrap=None):
     given = data.get("layout")
-    if given and all(n["id"] in given["positions"] for n in nodes) and not (builtin and given["engine"] != "builtin"):
+    if given and all(n["id"] in given["positions"] for n in nodes) and not builtin:
         return given
     sized = [(n["id"], _size(n)) for n in nodes]
     direction = data.get("direction", "LR")
     if builtin:
-        return layout_mod.layered(sized, edges, direction)
-    clusters = [] if data.get("truncated") else data.get("clusters", [])
+        return layout_mod.layered(sized, edges, direction, wrap=wrap)
+    clusters = [] if any(n["kind"] == "cluster" for n in nodes) else data.get("clusters", [])
     return layout_mod.compute(sized, edges, clusters, direction)
 
 
@@ -144,17 +160,19 @@ def _backward_state(data, k):
 
 # ---- drawing -----------------------------------------------------------------------------
 
-def render(data, step=None, mode="backward", builtin_layout=False):
-    """SVG text of trace ``data`` (a dict) at backward/forward step ``step`` (None: the last).
+def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
+    """SVG text of trace ``data`` (a dict) after backward/forward step ``step`` (None: the last).
 
+    Steps count from 1, as the widget shows them ("step 2 / 5"); 0 is before the first step.
     builtin_layout  always use the built-in layout, so the picture is the same on every machine
                     whether or not Graphviz is installed (saved notebook outputs that nbval compares)
+    wrap            with builtin_layout, break a long left-to-right graph into rows this wide (px)
     """
     c = palette()
     steps = data["steps"] if mode == "backward" else data["forward_steps"]
-    k = len(steps) - 1 if step is None else max(-1, min(int(step), len(steps) - 1))
+    k = len(steps) - 1 if step is None else max(-1, min(int(step) - 1, len(steps) - 1))
     nodes, edges, rep = _visible(data)
-    lay = _layout(data, nodes, edges, builtin_layout)
+    lay = _layout(data, nodes, edges, builtin_layout, wrap)
     pos, size = lay["positions"], {n["id"]: lay["sizes"].get(n["id"], _size(n)) for n in nodes}
     lr = data.get("direction", "LR") == "LR"
 
@@ -168,7 +186,7 @@ def render(data, step=None, mode="backward", builtin_layout=False):
             pending.update([f["op"], *f["outputs"]])
 
     parts, overlay = [], []
-    for cl in ([] if data.get("truncated") else data.get("clusters", [])):
+    for cl in ([] if any(n["kind"] == "cluster" for n in nodes) else data.get("clusters", [])):
         boxes = [(pos[m], size[m]) for m in cl["nodes"] if m in pos]
         if not boxes:
             continue
@@ -180,10 +198,18 @@ def render(data, step=None, mode="backward", builtin_layout=False):
                      f'fill="{c["op-fill"]}" fill-opacity="0.35" stroke="{c["cluster-stroke"]}" stroke-dasharray="5 3"/>')
         parts.append(_text(x0 + 12, y0 + 20, f"▾ {cl['label']}", 12, c["op-stroke"], weight="600"))
 
+    # Gradient labels go where they cover no node (nor another label), nudged across their edge.
+    taken = [(pos[i][0] - size[i][0] / 2, pos[i][1] - size[i][1] / 2, pos[i][0] + size[i][0] / 2,
+              pos[i][1] + size[i][1] / 2) for i in pos if i in size]
     for e in edges:
         a, b = pos[e["source"]], pos[e["target"]]
         (aw, ah), (bw, bh) = size[e["source"]], size[e["target"]]
-        if lr:
+        if lr and b[0] - bw / 2 < a[0] + aw / 2 - 4 and b[1] - bh / 2 > a[1] + ah / 2:
+            # To the start of the next row (a wrapped layout): down, back along the gap, down into b.
+            p0, p3 = (a[0], a[1] + ah / 2), (b[0], b[1] - bh / 2 - 3)
+            gap = max(p0[1] + 20, p3[1] - 34)
+            c1, c2 = (p0[0], gap), (p3[0], gap)
+        elif lr:
             p0, p3 = (a[0] + aw / 2, a[1]), (b[0] - bw / 2 - 3, b[1])
             d = max(40.0, (p3[0] - p0[0]) / 2)
             c1, c2 = (p0[0] + d, p0[1]), (p3[0] - d, p3[1])
@@ -202,6 +228,8 @@ def render(data, step=None, mode="backward", builtin_layout=False):
             mx, my = (p0[0] + 3 * c1[0] + 3 * c2[0] + p3[0]) / 8, (p0[1] + 3 * c1[1] + 3 * c2[1] + p3[1]) / 8
             label = compact(go["value"])
             w = len(label) * 11 * 0.61 + 16
+            mx, my = _place(mx, my, w, 20, taken, lr)
+            taken.append((mx - w / 2, my - 10, mx + w / 2, my + 10))
             overlay.append(f'<rect x="{mx - w / 2:.1f}" y="{my - 10:.1f}" width="{w:.1f}" height="20" rx="10" '
                            f'fill="{c["grad-soft"]}" stroke="{c["grad"]}" stroke-width="1.5"/>')
             overlay.append(_text(mx, my + 4, label, 11, c["grad-text"], "middle", mono=True, weight="600"))
@@ -238,6 +266,24 @@ def render(data, step=None, mode="backward", builtin_layout=False):
             f'<defs>{markers}</defs><rect x="{x0:.1f}" y="{y0:.1f}" width="100%" height="100%" fill="{c["bg"]}"/>'
             + _text(x0 + PAD, y0 + 26, caption, 13, c["fg"], weight="600")
             + "".join(parts) + "".join(overlay) + "</svg>")
+
+
+def _place(x, y, w, h, taken, lr):
+    """The spot nearest (x, y), moved across the edge, where a w x h label overlaps the least."""
+    best, best_overlap = (x, y), None
+    for k in (0, -1, 1, -2, 2, -3, 3, -4, 4):
+        cx, cy = (x, y + k * 14) if lr else (x + k * 20, y)
+        overlap = 0.0
+        for x0, y0, x1, y1 in taken:
+            ox = min(cx + w / 2 + 3, x1) - max(cx - w / 2 - 3, x0)
+            oy = min(cy + h / 2 + 3, y1) - max(cy - h / 2 - 3, y0)
+            if ox > 0 and oy > 0:
+                overlap += ox * oy
+        if overlap == 0:
+            return cx, cy
+        if best_overlap is None or overlap < best_overlap:
+            best, best_overlap = (cx, cy), overlap
+    return best
 
 
 def _caption(data, mode, k, steps):
@@ -288,7 +334,10 @@ def _node(n, left, top, w, h, c, is_current, is_upstream, mode):
     if kind == "target":
         out.append(f'<rect x="{left + 3:.1f}" y="{top + 3:.1f}" width="{w - 6:.1f}" height="{h - 6:.1f}" rx="7" '
                    f'fill="none" stroke="{stroke}" opacity="0.6"/>')
-    out.append(_text(left + 10, top + 19, _truncate(n["label"], 15), 12.5, c["fg"], weight="600"))
+    # The kind tag is upper case, bold and spaced (about 0.8 em a letter): the name stops before it,
+    # with the same room as in the widget.
+    room = w - 20 - (len(kind) * 9 * 0.8 + 10 if kind != "tensor" else 0)
+    out.append(_text(left + 10, top + 19, _truncate(n["label"], int(room / (12.5 * 0.64))), 12.5, c["fg"], weight="600"))
     if kind != "tensor":
         out.append(_text(left + w - 9, top + 17, kind.upper(), 9, stroke, "end", weight="700"))
     shape = "×".join(map(str, n.get("shape") or [])) or "scalar"

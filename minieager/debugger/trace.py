@@ -20,6 +20,7 @@ from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from . import layout as layout_mod
 from .names import name_of
+from .source import code_line, op_code
 from .values import summarize
 
 FORMAT_VERSION = 1
@@ -57,9 +58,15 @@ class Trace:
         return len(self._data["steps"])
 
     def to_svg(self, step=None, mode="backward"):
-        """A static SVG picture of backward (or forward) step ``step`` (default: the last)."""
+        """A static SVG picture after backward (or forward) step ``step``: 1 is the first step,
+        0 before it, as in the widget's "step 1 / n" (default: the last)."""
         from .svg import render
         return render(self._data, step=step, mode=mode)
+
+    def to_png(self, step=None, mode="backward"):
+        """The same picture as PNG bytes (needs Pillow)."""
+        from .png import to_png
+        return to_png(self.to_svg(step=step, mode=mode))
 
     def save_html(self, path):
         """Write one self-contained HTML file that steps through this trace offline."""
@@ -68,6 +75,9 @@ class Trace:
 
     def _repr_svg_(self):
         return self.to_svg()
+
+    def _repr_png_(self):       # what an untrusted notebook shows (its sanitiser drops SVG)
+        return self.to_png()
 
     def __repr__(self):
         return f"Trace(ops={self.num_ops}, steps={self.num_steps})"
@@ -166,7 +176,8 @@ def _schedule(records, target, sources):
 class _Builder:
     """Assigns ids and names in recording order and collects nodes and edges."""
 
-    def __init__(self, tape, target, summaries):
+    def __init__(self, tape, target, summaries, code_lines):
+        self.code_lines = code_lines      # record index -> (file, line) of the code that ran it
         self.watched = {t._id for t in getattr(tape, "_watched", ())}
         self.target_id = target._id if target is not None else None
         self.summaries = summaries
@@ -207,12 +218,10 @@ class _Builder:
         value = self._summary(t)
         given = name_of(t)
         if given is None and label is None:
-            if kind == "watched":
-                label = self._unique("watched")
-            elif value.get("full") and not value["shape"] and kind == "constant":
+            if value.get("full") and not value["shape"] and kind in ("constant", "watched"):
                 label = str(value["data"])      # a scalar constant reads best as its value: "2.0"
             else:
-                label = self._unique("const")
+                label = self._unique("const")   # a watched one also says WATCHED in its tag
         node = {"id": tid, "kind": kind, "op": None, "name": given or label, "label": given or label,
                 "shape": list(t.shape), "dtype": t.dtype.name, "value": value, "cluster": None}
         self.nodes.append(node)
@@ -225,9 +234,10 @@ class _Builder:
         op_id = self.op_of_record[pos] = f"op{len(self.op_of_record)}"
         op_name = self._unique(r.op_name)
         scope = getattr(r, "scope", None)
-        node = {"id": op_id, "kind": "op", "op": r.op_name, "name": op_name, "label": op_name,
+        # The box shows what ran ("matmul"); the unique name ("matmul_1") names its outputs.
+        node = {"id": op_id, "kind": "op", "op": r.op_name, "name": op_name, "label": r.op_name,
                 "attrs": _json_attrs(r.attrs), "rule": list(r.rule), "custom": bool(r.is_custom),
-                "cluster": scope or None}
+                "cluster": scope or None, "code": code_line(self.code_lines.get(pos)), **op_code(r.op)}
         self.nodes.append(node)
         self.node_by_id[op_id] = node
         for k, tid in enumerate(inputs):
@@ -293,7 +303,7 @@ def _node_size(node):
 
 
 def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_constants=False,
-          direction="LR", layout=True, _summaries=None):
+          direction="LR", layout=True, _summaries=None, _code_lines=None):
     """Trace ``tape``: its graph and, given ``target`` and ``sources``, the backprop steps.
 
     target, sources   what to differentiate (as in ``tape.gradient(target, sources)``); without
@@ -323,7 +333,7 @@ def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_
         raise TypeError("debugger: sources were given without a target.")
 
     hidden = _custom_inner(records) - {r.index for r, _, _ in raw}
-    builder = _Builder(tape, target, {} if _summaries is None else _summaries)
+    builder = _Builder(tape, target, {} if _summaries is None else _summaries, _code_lines or {})
     for r in records:
         if r.index not in hidden:
             builder.record(r)

@@ -3,6 +3,7 @@
 Duck-typed on the nn engineer's Keras-style API (``model.layers``, ``layer.name``, output shapes
 when known) and drawn by the debugger's SVG renderer, so it shares the tape debugger's look.
 """
+from ..debugger.png import to_png
 from ..debugger.svg import render
 
 
@@ -16,7 +17,8 @@ def _output_shape(layer):
 
 
 class ModelPlot:
-    """An SVG drawing of a model; shows itself in a notebook (``_repr_svg_``)."""
+    """An SVG drawing of a model; shows itself in a notebook as SVG, and as PNG where a notebook
+    opened untrusted drops SVG (no HTML: a sanitiser would turn it into a text dump)."""
 
     def __init__(self, svg):
         self.svg = svg
@@ -24,8 +26,8 @@ class ModelPlot:
     def _repr_svg_(self):
         return self.svg
 
-    def _repr_html_(self):
-        return self.svg
+    def _repr_png_(self):
+        return to_png(self.svg)
 
     def save(self, path):
         with open(path, "w", encoding="utf-8") as f:

@@ -17,6 +17,5 @@ def record(fn, *values, persistent=True):
 
 @pytest.fixture
 def no_dot(monkeypatch):
-    """Behave as if Graphviz were not installed, with the install hint not shown yet."""
+    """Behave as if Graphviz were not installed."""
     monkeypatch.setattr(layout, "find_dot", lambda: None)
-    monkeypatch.setattr(layout, "_hint_shown", False)

@@ -1,5 +1,6 @@
 """The backprop schedule of small known expressions, and the trace's graph around it."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -191,3 +192,23 @@ def test_scopes_become_clusters():
     assert [r.scope for r in tape.records] == ["dense"]
     d = trace(tape, y, [x]).to_dict()
     assert d["clusters"] == [{"id": "dense", "label": "dense", "nodes": ["op0", "t2"]}]
+
+
+def test_labels_are_what_a_learner_wrote():
+    """A watched scalar reads as its value (never "watched"); op boxes say what ran, the same
+    in the trace (which the widget draws) and in to_svg; unique op names name the outputs."""
+    x = me.constant(3.0)
+    w = me.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
+    with me.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = me.reduce_sum((w @ w) @ w) * x
+    tr = me.debugger.trace(tape, y, [x, w])
+    d = tr.to_dict()
+    watched = [n for n in d["nodes"] if n["kind"] == "watched"]
+    assert [n["label"] for n in watched] == ["3.0"]
+    matmuls = [n for n in d["nodes"] if n["kind"] == "op" and n["op"] == "matmul"]
+    assert [(n["label"], n["name"]) for n in matmuls] == [("matmul", "matmul"), ("matmul", "matmul_1")]
+    assert "matmul_1:0" in {n["label"] for n in d["nodes"]}       # the second product's output
+    svg = tr.to_svg(step=0)
+    op_texts = re.findall(r'font-family="ui-monospace[^"]*" font-size="12.5"[^>]*>(matmul[^<]*)</text>', svg)
+    assert op_texts == ["matmul", "matmul"]

@@ -52,7 +52,7 @@ class TapeDebuggerProbe(anywidget.AnyWidget):
     _esm = pathlib.Path({str(WIDGETS / "tape_debugger.js")!r})
     _css = pathlib.Path({str(WIDGETS / "tape_debugger.css")!r})
     trace = traitlets.Dict().tag(sync=True)
-    step = traitlets.Int(-1).tag(sync=True)
+    step = traitlets.Int(0).tag(sync=True)     # counted from 1, as the "step k / n" label; 0: not started
     mode = traitlets.Unicode("backward").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
 
@@ -61,12 +61,12 @@ w = TapeDebuggerProbe(trace=json.loads({json.dumps(json.dumps(trace))}))
 w.observe(lambda change: log.append_stdout(f"kernel sees step={{change.new}}\\n"), "step")
 display(w, log)
 '''
-    page = lab_notebook([setup, "w.step = 1"], ".me-tape-debugger [data-node-id=op0]")
-    # Python -> JS: the second cell moved the debugger to the last step.
+    page = lab_notebook([setup, "w.step = 2"], ".me-tape-debugger [data-node-id=op0]")
+    # Python -> JS: the second cell moved the debugger to the last step, step 2.
     page.wait_for_selector(".me-tape-debugger .is-current[data-node-id=op0]")
     assert page.inner_text(".me-tape-debugger [data-role=step-label]") == "step 2 / 2"
     # JS -> Python: a click in the page reaches the kernel.
     page.click(".me-tape-debugger [data-role=back-button]")
     page.wait_for_selector(".me-tape-debugger .is-current[data-node-id=op1]")
-    page.wait_for_selector(".jp-OutputArea-output :text('kernel sees step=0')")
+    page.wait_for_selector(".jp-OutputArea-output :text('kernel sees step=1')")
     page.locator(".me-tape-debugger").screenshot(path=str(artifacts / "lab-tape-debugger.png"))

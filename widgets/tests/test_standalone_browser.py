@@ -212,7 +212,7 @@ def test_error_is_shown_kindly(page, standalone, trace_fixture):
 def test_truncated_trace_starts_collapsed(page, standalone, trace_fixture):
     trace = dict(trace_fixture("dense_tanh"), truncated={"limit": 8, "total": 12})
     open_page(page, standalone, trace)
-    assert "12 nodes — showing clusters collapsed" in page.text_content("[data-role=notice]")
+    assert "12 nodes: each layer is folded into one node" in page.text_content("[data-role=notice]")
     assert page.locator(".me-folded[data-cluster-id=dense]").count() == 1
     assert page.locator("[data-node-id=op0]").count() == 0
     for _ in range(3):  # step 3 differentiates op1, which is inside the folded cluster

@@ -63,6 +63,18 @@ def test_step_through_backprop_in_lab(lab_notebook, artifacts):
         page.locator(WIDGET).screenshot(path=str(artifacts / f"lab-tape-debugger-step-{k + 1}.png"))
     final = page.query_selector_all(f"{WIDGET} [data-role=final-gradient]")
     assert len(final) == 2
+    # The inspector of a source asks the kernel for a gradient check and shows its verdict.
+    x_id = expected_trace().trace.to_dict()["sources"][0]
+    page.click(f"{WIDGET} [data-node-id={x_id}]")
+    page.click(f"{WIDGET} [data-role=check-gradient]")
+    check = page.locator(f"{WIDGET} [data-role=gradient-check]")
+    sync_api.expect(check).to_have_attribute("data-ok", "true", timeout=30_000)
+    assert "agrees" in check.inner_text()
+    # y = sum(x * w + x): dy/dx = w + 1 = [1.5, 0, 3], stepped and by finite differences alike.
+    rows = [[float(v) for v in row] for row in check.locator("tr").evaluate_all(
+        "trs => trs.slice(1).map(tr => [...tr.children].slice(1).map(td => td.textContent))")]
+    assert rows == [[pytest.approx(g, abs=1e-3)] * 2 for g in (1.5, 0.0, 3.0)]
+    page.locator(WIDGET).screenshot(path=str(artifacts / "lab-gradient-check.png"))
 
 
 def test_saved_html_steps_offline(page, tmp_path, artifacts):
