@@ -19,7 +19,7 @@ LESSONS = {
     "01_tensors": "Tensors, broadcasting and dtypes (notebook 01)",
     "03_gradients": "Gradients: VJPs and a tape of your own (notebook 03)",
     "04_kernels_and_layers": "Kernels and layers (notebook 04)",
-    "05_training": "Optimizers and training (notebook 05)",
+    "05_optimizers": "Optimizers written by hand (notebook 05)",
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
 }
 
@@ -40,12 +40,12 @@ EXERCISES = [
     Exercise("dense_layer", "04_kernels_and_layers", "A Dense layer by hand",
              "build() creates kernel (in_features, units) and bias (units,) with add_weight; call() is "
              "activation(inputs @ kernel + bias)."),
-    Exercise("momentum", "05_training", "SGD with momentum",
-             "velocity = momentum * velocity - learning_rate * grad, then var += velocity (one velocity per variable)."),
-    Exercise("adam", "05_training", "Adam",
-             "m = b1*m + (1-b1)*g, v = b2*v + (1-b2)*g^2, lr_t = lr*sqrt(1-b2^t)/(1-b1^t), var -= lr_t*m/(sqrt(v)+eps)."),
-    Exercise("train_digits", "05_training", "Train your Dense layers on the digits",
+    Exercise("train_digits", "04_kernels_and_layers", "Train your Dense layers on the digits",
              "Scale the images to [0, 1] and flatten them to 64 features; use the mean sparse softmax cross-entropy."),
+    Exercise("momentum", "05_optimizers", "SGD with momentum",
+             "velocity = momentum * velocity - learning_rate * grad, then var += velocity (one velocity per variable)."),
+    Exercise("adam", "05_optimizers", "Adam",
+             "m = b1*m + (1-b1)*g, v = b2*v + (1-b2)*g^2, lr_t = lr*sqrt(1-b2^t)/(1-b1^t), var -= lr_t*m/(sqrt(v)+eps)."),
     Exercise("higher_order", "07_advanced_autodiff", "Higher-order gradients with nested tapes",
              "Open n tapes, one inside the other; take the gradient from the innermost tape outwards."),
     Exercise("clip_gradient", "07_advanced_autodiff", "A custom gradient that clips",

@@ -81,7 +81,9 @@ class Result:
             return f"… {self.exercise}: not done yet. {first.message}"
         bad = [c for c in self.cases if c.outcome in ("failed", "error")]
         first = bad[0]
-        lines = [f"✘ {self.exercise}: {len(bad)} of {n} checks did not pass.",
+        pending = sum(c.outcome == "not done" for c in self.cases)
+        lines = [f"✘ {self.exercise}: {len(bad)} of {n} checks did not pass"
+                 + (f" ({pending} more not done yet)." if pending else "."),
                  f"  First problem ({_describe(first.test)}):",
                  *("    " + line for line in first.message.splitlines()),
                  f"  Hint: {ex.hint}"]
