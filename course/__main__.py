@@ -16,6 +16,7 @@ def main(argv=None):
     grade.add_argument("--cell-timeout", type=float, default=60, help="seconds one cell may run (default 60)")
     grade.add_argument("--notebook-timeout", type=float, default=300,
                        help="seconds one notebook may run in all (default 300)")
+    grade.add_argument("--parallel", type=int, default=1, help="notebooks graded at once (default 1)")
     args = parser.parse_args(argv)
     if args.command == "make":
         from .generate import make as run_make
@@ -23,7 +24,7 @@ def main(argv=None):
     else:
         from .grade import grade_folder
         out = grade_folder(args.submissions, args.out, cell_timeout=args.cell_timeout,
-                           notebook_timeout=args.notebook_timeout)
+                           notebook_timeout=args.notebook_timeout, parallel=args.parallel)
         print(f"grades written to {out}")
     return 0
 

@@ -10,7 +10,9 @@ import contextlib
 import inspect
 import io
 import linecache
+import os
 import sys
+import tempfile
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,7 @@ _PACKAGE = str(Path(__file__).resolve().parent)
 
 # The namespace the running check hands to the tests (None: tests use the solution notebook).
 active_namespace = None
+GRADING = "COURSE_GRADING"   # set in the environment of a kernel the grader runs: check() then only says so
 _disabled = False   # True while a solution notebook is exec'd for plain pytest: check() is then a no-op
 
 
@@ -152,6 +155,10 @@ def run_checks(exercise, namespace):
     import pytest
 
     global active_namespace
+    try:
+        os.getcwd()
+    except FileNotFoundError:       # the notebook deleted its own folder: pytest needs a working directory
+        os.chdir(tempfile.gettempdir())
     test_file = TESTS / f"test_{BY_NAME[exercise].lesson}.py"
     collector = _Collector()
     args = [str(test_file), "-m", exercise, "-p", "no:cacheprovider", "-p", "no:terminal",
@@ -176,6 +183,9 @@ def check(exercise, namespace=None):
     ``namespace`` defaults to the caller's globals (a notebook's namespace when called from a cell).
     """
     if _disabled:
+        return
+    if os.environ.get(GRADING):
+        print(f"{exercise}: the grader checks this at the end of the notebook.")
         return
     if namespace is None:
         namespace = inspect.currentframe().f_back.f_globals

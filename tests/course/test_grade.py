@@ -1,0 +1,110 @@
+"""The grader on a folder of fake submissions of lesson 01: each misbehaves in its own way."""
+import copy
+import csv
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell
+
+from course import notebooks
+from course.grade import grade_folder
+
+SOLUTION = notebooks.SOLUTIONS / "01_tensors.ipynb"
+WRONG = "def broadcast_shape(a, b):\n    return a\n"
+RAISES = "def broadcast_shape(a, b):\n    return a[10]\n"
+
+
+def _code_index(nb, text):
+    return next(k for k, c in enumerate(nb.cells) if c.cell_type == "code" and text in c.source)
+
+
+def _variant(edit):
+    nb = copy.deepcopy(nbformat.read(str(SOLUTION), as_version=4))
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    edit(nb)
+    return nb
+
+
+def _replace_exercise(source):
+    def edit(nb):
+        nb.cells[_code_index(nb, "def broadcast_shape")].source = source
+    return edit
+
+
+def _insert_before_exercise(source):
+    def edit(nb):
+        nb.cells.insert(_code_index(nb, "def broadcast_shape"), new_code_cell(source))
+    return edit
+
+
+def _prepend_to_exercise(source):
+    def edit(nb):
+        cell = nb.cells[_code_index(nb, "def broadcast_shape")]
+        cell.source = source + "\n" + cell.source
+    return edit
+
+
+SUBMISSIONS = {
+    "all_correct": lambda nb: None,
+    "wrong_answer": _replace_exercise(WRONG),
+    "crash": _replace_exercise(RAISES),
+    "endless_loop": _prepend_to_exercise("while True:\n    pass"),
+    "deletes_files": _insert_before_exercise("import os, shutil\nshutil.rmtree(os.getcwd())"),
+    "kernel_dies": _insert_before_exercise("import os\nos._exit(1)"),
+    "ignores_interrupts": _prepend_to_exercise("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                                               "while True:\n    pass"),
+}
+# learner: (broadcast_shape, dtype_predictions)
+EXPECTED = {"all_correct": (1, 1), "wrong_answer": (0, 1), "crash": (0, 1), "endless_loop": (0, 1),
+            "deletes_files": (1, 1), "kernel_dies": (0, 0), "ignores_interrupts": (0, 0)}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("submissions")
+    for learner, edit in SUBMISSIONS.items():
+        nbformat.write(_variant(edit), str(folder / f"{learner}.ipynb"))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    out = grade_folder(folder, folder.parent / "grades", cell_timeout=15, notebook_timeout=60, parallel=4,
+                       log=lambda *a: None)
+    after = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with open(out / "grades.csv") as f:
+        rows = list(csv.DictReader(f))
+    return rows, out, before == after
+
+
+@pytest.mark.slow
+def test_grades_csv_has_a_row_per_learner_and_a_column_per_exercise(graded):
+    rows, _, _ = graded
+    assert list(rows[0]) == ["learner", "broadcast_shape", "dtype_predictions", "total"]
+    assert sorted(r["learner"] for r in rows) == sorted(SUBMISSIONS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("learner", list(SUBMISSIONS))
+def test_each_submission_scores_as_expected(graded, learner):
+    rows, _, _ = graded
+    row = next(r for r in rows if r["learner"] == learner)
+    got = (int(row["broadcast_shape"]), int(row["dtype_predictions"]))
+    assert got == EXPECTED[learner]
+    assert int(row["total"]) == sum(EXPECTED[learner])
+
+
+@pytest.mark.slow
+def test_feedback_says_what_went_wrong(graded):
+    _, out, _ = graded
+    feedback = {p.stem: p.read_text() for p in (out / "feedback").iterdir()}
+    assert feedback["all_correct"].startswith("Feedback for all_correct: 2 of 2 exercises passed.")
+    assert "broadcast_shape((4, 1), (1, 5)): expected (4, 5), got (4, 1)." in feedback["wrong_answer"]
+    assert "your code raised IndexError: tuple index out of range" in feedback["crash"]
+    assert "was stopped after 15 s (an endless loop?)" in feedback["endless_loop"]
+    assert "the kernel died" in feedback["kernel_dies"]
+    assert "ran longer than 60 s and was stopped" in feedback["ignores_interrupts"]
+
+
+@pytest.mark.slow
+def test_submissions_are_graded_in_a_copy(graded):
+    _, _, unchanged = graded
+    assert unchanged        # deletes_files removed its working folder: a temporary copy, not the submission
