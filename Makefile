@@ -15,9 +15,9 @@ TORCH  ?= torch==2.13.0+cpu
 
 # One pytest run: the unit tests, the debugger front-end's browser tests, then every notebook
 # executed top to bottom by nbval in this venv's kernel. Folders not created yet are left out.
-PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks) --nbval --nbval-current-env
+PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks course/tests course/solutions course/exercises) --nbval --nbval-current-env
 
-.PHONY: test test-fast lab bench clean
+.PHONY: test test-fast lab bench clean course grade
 
 test: $(STAMP)
 	$(PYTEST)
@@ -33,6 +33,15 @@ lab: $(STAMP)
 # Each bench script prints its own table; stop at the first one that fails.
 bench: $(STAMP)
 	@set -e; for f in $(sort $(wildcard bench/bench_*.py)); do echo "== $$f"; $(PY) $$f; done
+
+# The course (course/exercises/README.md): the learner notebooks regenerated from the solutions and
+# both executed; `make grade SUBMISSIONS=folder` grades a folder of submitted notebooks.
+course: $(STAMP)
+	$(PY) -m course make
+
+SUBMISSIONS ?= submissions
+grade: $(STAMP)
+	$(PY) -m course grade $(SUBMISSIONS)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
