@@ -17,9 +17,11 @@ class Exercise:
 
 LESSONS = {
     "01_tensors": "Tensors, broadcasting and dtypes (notebook 01)",
+    "02_control_flow": "Python control flow on tensor values (notebook 02)",
     "03_gradients": "Gradients: VJPs and a tape of your own (notebook 03)",
     "04_kernels_and_layers": "Kernels and layers (notebook 04)",
     "05_optimizers": "Optimizers written by hand (notebook 05)",
+    "06_state": "State that lives in variables (notebook 06)",
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
 }
 
@@ -28,6 +30,8 @@ EXERCISES = [
              "Line the shapes up from the right; a pair of sizes is fine when they are equal or one is 1."),
     Exercise("dtype_predictions", "01_tensors", "Predict result dtypes",
              "A Python number next to a tensor takes the tensor's dtype; Python ints become int32, floats float32."),
+    Exercise("collatz_steps", "02_control_flow", "Collatz with a tensor",
+             "Loop with `while not bool(n == 1)`; inside, `n // 2` when `bool(n % 2 == 0)`, else `3 * n + 1`."),
     Exercise("sigmoid_vjp", "03_gradients", "The VJP of sigmoid",
              "sigmoid'(x) = s * (1 - s) where s = sigmoid(x), which the VJP receives as `out`; multiply by dy."),
     Exercise("softmax_xent_vjp", "03_gradients", "The VJP of softmax cross-entropy",
@@ -46,6 +50,9 @@ EXERCISES = [
              "velocity = momentum * velocity - learning_rate * grad, then var += velocity (one velocity per variable)."),
     Exercise("adam", "05_optimizers", "Adam",
              "m = b1*m + (1-b1)*g, v = b2*v + (1-b2)*g^2, lr_t = lr*sqrt(1-b2^t)/(1-b1^t), var -= lr_t*m/(sqrt(v)+eps)."),
+    Exercise("running_mean", "06_state", "A running mean kept in variables",
+             "Create the two Variables once in __init__; update() calls self.total.assign_add(...) and "
+             "self.count.assign_add(...); result() divides them."),
     Exercise("higher_order", "07_advanced_autodiff", "Higher-order gradients with nested tapes",
              "Open n tapes, one inside the other; take the gradient from the innermost tape outwards."),
     Exercise("clip_gradient", "07_advanced_autodiff", "A custom gradient that clips",
