@@ -27,16 +27,42 @@ import nbformat
 from .catalog import LESSONS, exercises_of
 
 
-def report(names, namespace):
-    """Run in the learner's kernel by the grading cell: {exercise: {"status", "message"}}."""
+def report(names, namespace, limit=60):
+    """Run in the learner's kernel by the grading cell: {exercise: {"status", "message"}}.
+
+    Each exercise's checks get ``limit`` seconds: then SIGALRM interrupts them (pytest stops its
+    session on KeyboardInterrupt), so an endless loop in one exercise costs that exercise only.
+    """
+    import signal
+
     from .checker import run_checks
+
+    stopped = []
+
+    def stop(signum, frame):
+        stopped.append(True)
+        raise KeyboardInterrupt
+
     results = {}
-    for name in names:
-        try:
-            result = run_checks(name, namespace)
-            results[name] = {"status": result.status, "message": result.summary()}
-        except Exception as err:       # whatever the learner's code did to the kernel, report it
-            results[name] = {"status": "error", "message": f"{name}: the check failed: {type(err).__name__}: {err}"}
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        for name in names:
+            stopped.clear()
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            try:
+                result = run_checks(name, namespace)
+                results[name] = {"status": result.status, "message": result.summary()}
+            except Exception as err:       # whatever the learner's code did to the kernel, report it
+                results[name] = {"status": "error", "message": f"{name}: the check failed: {type(err).__name__}: {err}"}
+            except KeyboardInterrupt:
+                pass
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if stopped:
+                results[name] = {"status": "error", "message": f"{name}: the checks ran longer than {limit:g} s "
+                                                               f"and were stopped (an endless loop in your code?)"}
+    finally:
+        signal.signal(signal.SIGALRM, previous)
     return results
 
 

@@ -5,7 +5,7 @@
 The grader (course/grade.py) starts this in a temporary folder holding a copy of the notebook, with a
 wall-clock limit of its own. The learner's cells run first (a cell that raises is recorded and the
 rest still run; a cell that runs past CELL_TIMEOUT seconds is interrupted), then one appended cell runs
-every check of the lesson in the same kernel and prints the results after NONCE, a random token the
+every check of the lesson in the same kernel (each exercise's checks for at most CELL_TIMEOUT seconds) and prints the results after NONCE, a random token the
 learner's cells cannot know, so printed text cannot pose as a result. The learner's own ``check()``
 calls print a one-line note instead of running (the last cell runs every check once).
 """
@@ -23,7 +23,7 @@ GRADING_TIMEOUT = 600   # seconds for the appended cell that runs the checks (th
 GRADING_CELL = """\
 import json as _json
 from course.grade import report as _report
-print({nonce!r} + _json.dumps(_report({names!r}, globals())))
+print({nonce!r} + _json.dumps(_report({names!r}, globals(), {limit!r})))
 """
 
 
@@ -34,7 +34,7 @@ def run(path, lesson, nonce, cell_timeout):
 
     nb = nbformat.read(path, as_version=4)
     names = [e.name for e in exercises_of(lesson)]
-    nb.cells.append(new_code_cell(GRADING_CELL.format(nonce=nonce, names=names)))
+    nb.cells.append(new_code_cell(GRADING_CELL.format(nonce=nonce, names=names, limit=cell_timeout)))
     grading_cell = nb.cells[-1]
     client = NotebookClient(nb, timeout_func=lambda cell: GRADING_TIMEOUT if cell is grading_cell else cell_timeout,
                             interrupt_on_timeout=True, allow_errors=True, kernel_name="python3",

@@ -56,10 +56,11 @@ SUBMISSIONS = {
     "endless_loop": _prepend_to_exercise("while True:\n    pass"),
     "deletes_files": _insert_before_exercise("import os, shutil\nshutil.rmtree(os.getcwd())"),
     "kernel_dies": _insert_before_exercise("import os\nos._exit(1)"),
+    "loops_when_checked": _replace_exercise("def broadcast_shape(a, b):\n    while True:\n        pass\n"),
 }
 # learner: (broadcast_shape, dtype_predictions)
 EXPECTED = {"all_correct": (1, 1), "wrong_answer": (0, 1), "crash": (0, 1), "endless_loop": (0, 1),
-            "deletes_files": (1, 1), "kernel_dies": (0, 0)}
+            "deletes_files": (1, 1), "kernel_dies": (0, 0), "loops_when_checked": (0, 1)}
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +102,7 @@ def test_feedback_says_what_went_wrong(graded):
     assert "your code raised IndexError: tuple index out of range" in feedback["crash"]
     assert "was stopped after 15 s (an endless loop?)" in feedback["endless_loop"]
     assert "the kernel died" in feedback["kernel_dies"]
+    assert "broadcast_shape: the checks ran longer than 15 s and were stopped" in feedback["loops_when_checked"]
 
 
 @pytest.mark.slow
