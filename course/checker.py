@@ -66,10 +66,6 @@ class Result:
             return "error"
         return "not done"
 
-    @property
-    def passed(self):
-        return self.status == "passed"
-
     def summary(self):
         """The text check() prints."""
         ex = BY_NAME[self.exercise]
