@@ -23,8 +23,12 @@ def main(argv=None):
         run_make(args.lessons, run=not args.no_run)
     else:
         from .grade import grade_folder
-        out = grade_folder(args.submissions, args.out, cell_timeout=args.cell_timeout,
-                           notebook_timeout=args.notebook_timeout, parallel=args.parallel)
+        try:
+            out = grade_folder(args.submissions, args.out, cell_timeout=args.cell_timeout,
+                               notebook_timeout=args.notebook_timeout, parallel=args.parallel)
+        except FileNotFoundError as err:
+            print(err, file=sys.stderr)
+            return 2
         print(f"grades written to {out}")
     return 0
 

@@ -118,7 +118,8 @@ def grade_folder(submissions, out=None, cell_timeout=60, notebook_timeout=300, p
     """Grade every learner in ``submissions``; returns the output folder."""
     folder = Path(submissions)
     if not folder.is_dir():
-        raise FileNotFoundError(f"grade: {folder} is not a folder of submissions")
+        raise FileNotFoundError(f"grade: {folder} is not a folder. Pass a folder of submitted notebooks "
+                                f"(LEARNER.ipynb, or LEARNER/LESSON.ipynb), e.g. `make grade SUBMISSIONS=path`.")
     out = Path(out) if out else folder.parent / "grades"
     (out / "feedback").mkdir(parents=True, exist_ok=True)
     learners = _submissions(folder)

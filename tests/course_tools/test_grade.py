@@ -2,6 +2,8 @@
 import copy
 import csv
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -140,3 +142,11 @@ def test_a_kernel_that_ignores_interrupts_is_stopped_at_the_notebook_limit(tmp_p
     while _processes_in("course-grade-") and time.monotonic() < deadline:
         time.sleep(0.5)
     assert _processes_in("course-grade-") == []
+
+
+def test_the_command_line_names_a_missing_folder(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "course", "grade", str(tmp_path / "nowhere")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert f"grade: {tmp_path / 'nowhere'} is not a folder." in done.stderr
+    assert "Traceback" not in done.stderr
