@@ -17,11 +17,14 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import minieager
+
 from .catalog import BY_NAME
 from .expect import CheckFailure, NotDone
 
 TESTS = Path(__file__).resolve().parent / "tests"
 _PACKAGE = str(Path(__file__).resolve().parent)
+_MINIEAGER = str(Path(minieager.__file__).resolve().parent)
 
 # The namespace the running check hands to the tests (None: tests use the solution notebook).
 active_namespace = None
@@ -99,7 +102,7 @@ def _where_in_learner_code(tb):
     """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
     frames = [f for f in traceback.extract_tb(tb)
               if not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
-              and "/minieager/" not in f.filename and not f.filename.startswith(sys.prefix)]
+              and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix)]
     if not frames:
         return ""
     f = frames[-1]

@@ -1,6 +1,8 @@
 """check(): friendly results for a pass, a wrong answer, an unfinished stub and code that raises."""
 import pytest
 
+import minieager
+
 from course import check, checker
 
 
@@ -70,3 +72,13 @@ def test_under_the_grader_check_only_says_so(capsys, monkeypatch):
     monkeypatch.setenv(checker.GRADING, "1")
     check("broadcast_shape", {})
     assert capsys.readouterr().out == "broadcast_shape: the grader checks this at the end of the notebook.\n"
+
+
+def test_an_error_raised_inside_minieager_points_at_the_learners_line(capsys):
+    namespace = {"me": minieager}
+    exec(compile("def sigmoid_vjp(dy, x, out):\n    return me.reshape(dy, (7, 7))\n",
+                 "<cell 1>", "exec"), namespace)
+    check("sigmoid_vjp", namespace)
+    out = capsys.readouterr().out
+    assert "your code raised InvalidArgumentError: reshape" in out
+    assert "(in `sigmoid_vjp`, line 2)" in out
