@@ -17,9 +17,9 @@ TORCH  ?= torch==2.13.0+cpu
 
 # One pytest run: the unit tests, the debugger front-end's browser tests, then every notebook
 # executed top to bottom by nbval in this venv's kernel. Folders not created yet are left out.
-PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks) --nbval --nbval-current-env
+PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks course/tests course/solutions course/exercises) --nbval --nbval-current-env
 
-.PHONY: test test-fast lab bench warmup clean
+.PHONY: test test-fast lab bench warmup clean course grade
 
 test: $(STAMP)
 	$(PYTEST)
@@ -44,6 +44,14 @@ warmup: $(WARM)
 $(WARM): $(STAMP) minieager/warmup.py $(wildcard minieager/kernels/cpu/loops/*.py)
 	$(PY) -m minieager.warmup
 	touch $@
+# The course (course/exercises/README.md): the learner notebooks regenerated from the solutions and
+# both executed; `make grade SUBMISSIONS=folder` grades a folder of submitted notebooks.
+course: $(STAMP)
+	$(PY) -m course make
+
+SUBMISSIONS ?= submissions
+grade: $(STAMP)
+	$(PY) -m course grade $(SUBMISSIONS)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

@@ -1,0 +1,41 @@
+"""Three small ops for lesson 07's "find the bug" exercise. One of their gradient rules is wrong on
+purpose: its rule text (what the tape debugger shows) is right, its VJP code is not.
+
+    from course.bugs import model       # model(x) = halve(cube(softplus(x)))
+
+Please do not read this file before you have found the bug with the tools.
+"""
+import numpy as np
+
+import minieager as me
+from minieager.engine.op import Op
+from minieager.kernels.registry import register_kernel
+
+
+@register_kernel("course_softplus", "cpu")
+def _softplus_kernel(x):
+    return np.logaddexp(0, x)
+
+
+@register_kernel("course_cube", "cpu")
+def _cube_kernel(x):
+    return x * x * x
+
+
+@register_kernel("course_halve", "cpu")
+def _halve_kernel(x):
+    return x / 2
+
+
+course_softplus = Op("course_softplus", ("x",), "log(1 + exp(x))", ("dy * sigmoid(x)",),
+                     vjp=lambda dy, x, out: (dy * me.sigmoid(-x),))            # the planted bug: -x
+course_cube = Op("course_cube", ("x",), "x^3", ("dy * 3 x^2",), vjp=lambda dy, x, out: (dy * 3 * x * x,))
+course_halve = Op("course_halve", ("x",), "x / 2", ("dy / 2",), vjp=lambda dy, x, out: (dy / 2,))
+
+OPS = {op.name: op for op in (course_softplus, course_cube, course_halve)}
+BUGGY = "course_softplus"
+
+
+def model(x):
+    """halve(cube(softplus(x))): three ops, one of them with a wrong gradient."""
+    return course_halve(course_cube(course_softplus(x)))

@@ -1,0 +1,196 @@
+"""``check("sigmoid_vjp")``: run one exercise's tests against the learner's own definitions.
+
+The tests are plain pytest functions (``course/tests/test_<lesson>.py``, one marker per
+exercise). ``check`` runs pytest in this process with ``-m <exercise>``, hands the tests the
+calling notebook's namespace through the ``ns`` fixture (``course/tests/conftest.py``), collects
+what each test raised, and prints one friendly summary: passed, not done yet, or the failing case
+with its hint. Nothing the checker does itself ever shows a traceback.
+"""
+import contextlib
+import inspect
+import io
+import linecache
+import os
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import minieager
+
+from .catalog import BY_NAME
+from .expect import CheckFailure, NotDone
+
+TESTS = Path(__file__).resolve().parent / "tests"
+_PACKAGE = str(Path(__file__).resolve().parent)
+_MINIEAGER = str(Path(minieager.__file__).resolve().parent)
+
+# The namespace the running check hands to the tests (None: tests use the solution notebook).
+active_namespace = None
+GRADING = "COURSE_GRADING"   # set in the environment of a kernel the grader runs: check() then only says so
+_disabled = False   # True while a solution notebook is exec'd for plain pytest: check() is then a no-op
+
+
+@contextlib.contextmanager
+def checks_disabled():
+    global _disabled
+    previous, _disabled = _disabled, True
+    try:
+        yield
+    finally:
+        _disabled = previous
+
+
+@dataclass
+class Case:
+    test: str          # the test's id, e.g. "test_sigmoid_vjp_values[shape1]"
+    outcome: str       # "passed", "failed", "not done", "error"
+    message: str = ""
+
+
+@dataclass
+class Result:
+    exercise: str
+    cases: list = field(default_factory=list)
+    problem: str = ""   # set when the tests could not run at all
+
+    @property
+    def status(self):
+        """'passed', 'not done', 'failed' (a wrong answer) or 'error' (the learner's code raised)."""
+        if self.problem or not self.cases:
+            return "error"
+        outcomes = {c.outcome for c in self.cases}
+        if outcomes == {"passed"}:
+            return "passed"
+        if "failed" in outcomes:
+            return "failed"
+        if "error" in outcomes:
+            return "error"
+        return "not done"
+
+    def summary(self):
+        """The text check() prints."""
+        ex = BY_NAME[self.exercise]
+        n = len(self.cases)
+        if self.problem:
+            return f"{self.exercise}: the check could not run: {self.problem}"
+        status = self.status
+        if status == "passed":
+            return f"✔ {self.exercise}: all {n} checks passed. Well done!"
+        if status == "not done":
+            first = next(c for c in self.cases if c.outcome == "not done")
+            return f"… {self.exercise}: not done yet. {first.message}"
+        bad = [c for c in self.cases if c.outcome in ("failed", "error")]
+        first = bad[0]
+        pending = sum(c.outcome == "not done" for c in self.cases)
+        lines = [f"✘ {self.exercise}: {len(bad)} of {n} checks did not pass"
+                 + (f" ({pending} more not done yet)." if pending else "."),
+                 f"  First problem ({_describe(first.test)}):",
+                 *("    " + line for line in first.message.splitlines()),
+                 f"  Hint: {ex.hint}"]
+        return "\n".join(lines)
+
+
+def _describe(test_id):
+    name, _, params = test_id.partition("[")
+    words = name.removeprefix("test_").replace("_", " ")
+    return f"{words}, case {params[:-1]}" if params else words
+
+
+def _where_in_learner_code(tb):
+    """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
+    frames = [f for f in traceback.extract_tb(tb)
+              if not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
+              and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix)]
+    if not frames:
+        return ""
+    f = frames[-1]
+    line = (f.line or linecache.getline(f.filename, f.lineno)).strip()
+    return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
+
+
+def _classify(excinfo):
+    """(outcome, message) for what a test raised."""
+    err = excinfo.value
+    if isinstance(err, NotDone):
+        return "not done", str(err)
+    if isinstance(err, NotImplementedError):
+        where = _where_in_learner_code(excinfo.tb)
+        return "not done", f"Replace the `raise NotImplementedError`{where} with your code."
+    if isinstance(err, CheckFailure):
+        return "failed", str(err)
+    if isinstance(err, AssertionError):   # a plain assert in a test: pytest wrote its message
+        return "failed", str(err).split("\nassert ")[0] or "an assertion failed"
+    where = _where_in_learner_code(excinfo.tb)
+    return "error", f"your code raised {type(err).__name__}: {err}{where}"
+
+
+class _Collector:
+    """A pytest plugin that keeps each test's outcome and, on failure, what it raised."""
+
+    def __init__(self):
+        self.cases = []
+        self.collect_errors = []
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
+            if call.excinfo is None:
+                self.cases.append(Case(item.name, "passed"))
+            elif call.excinfo.errisinstance(Exception):
+                self.cases.append(Case(item.name, *_classify(call.excinfo)))
+            # KeyboardInterrupt and the like are not caught: they stop the check as they should
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(str(report.longrepr).strip().splitlines()[-1])
+
+
+def run_checks(exercise, namespace):
+    """Run ``exercise``'s tests against ``namespace``; returns a Result (never raises for test failures)."""
+    if exercise not in BY_NAME:
+        known = ", ".join(sorted(BY_NAME))
+        raise ValueError(f"check: there is no exercise named {exercise!r}. The exercises are: {known}.")
+    import pytest
+
+    global active_namespace
+    try:
+        os.getcwd()
+    except FileNotFoundError:       # the notebook deleted its own folder: pytest needs a working directory
+        os.chdir(tempfile.gettempdir())
+    test_file = TESTS / f"test_{BY_NAME[exercise].lesson}.py"
+    collector = _Collector()
+    args = [str(test_file), "-m", exercise, "-p", "no:cacheprovider", "-p", "no:terminal",
+            "--capture=sys", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    previous, active_namespace = active_namespace, namespace
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = pytest.main(args, plugins=[collector])
+    finally:
+        active_namespace = previous
+    result = Result(exercise, collector.cases)
+    if collector.collect_errors:
+        result.problem = "the tests failed to load: " + "; ".join(collector.collect_errors)
+    elif not collector.cases:
+        result.problem = f"no test marked {exercise!r} ran in {test_file.name} (pytest's exit code: {code})"
+    return result
+
+
+def check(exercise, namespace=None):
+    """Check one exercise against the definitions of the notebook that calls it, and print the result.
+
+    ``namespace`` defaults to the caller's globals (a notebook's namespace when called from a cell).
+    """
+    if _disabled:
+        return
+    if os.environ.get(GRADING):
+        print(f"{exercise}: the grader checks this at the end of the notebook.")
+        return
+    if namespace is None:
+        namespace = inspect.currentframe().f_back.f_globals
+    try:
+        result = run_checks(exercise, namespace)
+    except ValueError as err:
+        print(err)
+        return
+    print(result.summary())

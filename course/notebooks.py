@@ -1,0 +1,38 @@
+"""Reading the lesson notebooks: their code cells, and the namespace the solutions define.
+
+``pytest -m sigmoid_vjp course/`` (no notebook open) checks the *solution* notebook: its code
+cells are run once per test session with ``exec``, as a kernel would run them top to bottom,
+and the tests read the definitions from the resulting namespace.
+"""
+import contextlib
+import io
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+SOLUTIONS = HERE / "solutions"
+EXERCISES = HERE / "exercises"
+
+_namespaces = {}   # lesson -> namespace, so each solution notebook runs once per process
+
+
+def read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def code_cells(nb):
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def solution_namespace(lesson):
+    """The globals left by running ``solutions/<lesson>.ipynb``'s code cells (their printing hidden)."""
+    if lesson not in _namespaces:
+        from . import checker
+        ns = {"__name__": f"course_solution_{lesson}"}
+        path = SOLUTIONS / f"{lesson}.ipynb"
+        with checker.checks_disabled(), contextlib.redirect_stdout(io.StringIO()):
+            for k, cell in enumerate(code_cells(read(path))):
+                exec(compile(cell.source, f"<{path.name} cell {k}>", "exec"), ns)
+        _namespaces[lesson] = ns
+    return _namespaces[lesson]
