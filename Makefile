@@ -47,3 +47,9 @@ $(STAMP): pyproject.toml | $(PY)
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis test-artifacts bench/out
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The course site (course/site/): the guide, the lessons and the exercises with their saved
+# outputs, launch buttons, and live tape debuggers. Works offline: open build/site/index.html.
+.PHONY: site
+site: $(STAMP)
+	$(PY) course/site/build.py build/site
