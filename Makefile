@@ -53,3 +53,18 @@ clean:
 .PHONY: site
 site: $(STAMP)
 	$(PY) course/site/build.py build/site
+
+# What a Binder user gets, without Docker: binder/requirements.txt in a fresh virtualenv (the
+# Python of binder/runtime.txt when this machine has it), binder/postBuild, then every notebook
+# run by nbval through binder/start, with a fresh home folder as the image's.
+BINDER_VENV := build/binder-venv
+BINDER_HOME := build/binder-home
+BINDER_PY   := python$(shell sed -n 's/^python-//p' binder/runtime.txt)
+.PHONY: binder-check
+binder-check:
+	rm -rf $(BINDER_VENV) $(BINDER_HOME) && mkdir -p $(BINDER_HOME)
+	$(if $(shell command -v $(BINDER_PY)),$(BINDER_PY),@echo "note: no $(BINDER_PY) here, using $(PYTHON)"; $(PYTHON)) -m venv $(BINDER_VENV)
+	$(BINDER_VENV)/bin/pip install -q -r binder/requirements.txt pytest nbval
+	HOME=$(abspath $(BINDER_HOME)) PATH=$(abspath $(BINDER_VENV))/bin:$$PATH binder/postBuild
+	HOME=$(abspath $(BINDER_HOME)) PATH=$(abspath $(BINDER_VENV))/bin:$$PATH binder/start \
+	    python -m pytest -p no:cacheprovider --nbval --nbval-current-env notebooks -q
