@@ -33,10 +33,8 @@ PAGES = ["course/README.md", "docs/*.md", "notebooks/*.ipynb",
 def stage_notebook(src, dst):
     """Copy a notebook, its debugger outputs made into standalone pages under _static."""
     nb = json.loads(src.read_text(encoding="utf-8"))
-    frames = STAGE / "_static" / "debuggers"
-    frames.mkdir(parents=True, exist_ok=True)
     stem = dst.relative_to(STAGE).with_suffix("").as_posix().replace("/", "-")
-    embed_widgets(nb, frames, dst.parent, stem)
+    embed_widgets(nb, STAGE / "_static" / "debuggers", dst.parent, stem)
     dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
 
 

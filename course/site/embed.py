@@ -70,10 +70,11 @@ def embed_widgets(nb, frames_dir, page_dir, stem):
     """Rewrite ``nb``'s widget outputs in place (see the module's docstring).
 
     Debugger pages are written to ``frames_dir``, and linked relative to ``page_dir`` (the
-    folder of the page the notebook becomes); ``stem`` names them. Returns the pages written.
+    folder of the page the notebook becomes); ``stem`` names them. Returns the pages written
+    (one per debugger, however many times the notebook displayed it).
     """
     states = widget_states(nb)
-    written = []
+    written = {}
     for cell in nb.get("cells", []):
         for output in cell.get("outputs", []):
             data = output.get("data", {})
@@ -83,8 +84,10 @@ def embed_widgets(nb, frames_dir, page_dir, stem):
             model = states.get(model_id, {})
             if "trace" in model:
                 path = Path(frames_dir) / f"{stem}-{model_id}.html"
-                path.write_text(debugger_page(model["trace"]), encoding="utf-8")
-                written.append(path)
+                if model_id not in written:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(debugger_page(model["trace"]), encoding="utf-8")
+                    written[model_id] = path
                 src = Path(os.path.relpath(path, page_dir)).as_posix()
                 data["text/html"] = debugger_frame(src, f"me-{model_id}", "GradientTape debugger")
             elif model.get("_model_name") == "HBoxModel" and (bar := progress_html(model, states)):
@@ -92,4 +95,4 @@ def embed_widgets(nb, frames_dir, page_dir, stem):
             elif not data:
                 output["data"] = {"text/plain": "[an interactive widget: run the notebook to see it]"}
     nb.get("metadata", {}).pop("widgets", None)
-    return written
+    return list(written.values())
