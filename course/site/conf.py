@@ -27,7 +27,7 @@ suppress_warnings = ["myst.xref_missing", "misc.highlighting_failure"]
 # Our script, then what build.py staged: the debugger pages and MathJax 2 (no CDN).
 html_static_path = ["_static", str(Path(__file__).resolve().parents[2] / "build" / "site-src" / "_static")]
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
-# That package ships MathJax 2 with the STIX-Web fonts only; myst would write a MathJax 3
+# jupyter-server-mathjax ships MathJax 2 with the STIX-Web fonts only; myst would write a MathJax 3
 # configuration, so ours replaces it: typeset the math spans Sphinx writes (class "math") even
 # inside the notebook sections myst-nb marks as ignored (their raw "$" signs stay text). Its
 # placeholder font's source, url('about:blank'), is a cross-origin error in Chromium: local() is
