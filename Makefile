@@ -56,15 +56,18 @@ site: $(STAMP)
 
 # What a Binder user gets, without Docker: binder/requirements.txt in a fresh virtualenv (the
 # Python of binder/runtime.txt when this machine has it), binder/postBuild, then every notebook
-# run by nbval through binder/start, with a fresh home folder as the image's.
+# run by nbval through binder/start, with a fresh home folder as the image's (the learners'
+# exercise notebooks too, once they exist: those must only run without an error).
 BINDER_VENV := build/binder-venv
 BINDER_HOME := build/binder-home
 BINDER_PY   := python$(shell sed -n 's/^python-//p' binder/runtime.txt)
+BINDER_ENV  := HOME=$(abspath $(BINDER_HOME)) PATH=$(abspath $(BINDER_VENV))/bin:$$PATH
+BINDER_RUN  := $(BINDER_ENV) binder/start
 .PHONY: binder-check
 binder-check:
 	rm -rf $(BINDER_VENV) $(BINDER_HOME) && mkdir -p $(BINDER_HOME)
 	$(if $(shell command -v $(BINDER_PY)),$(BINDER_PY),@echo "note: no $(BINDER_PY) here, using $(PYTHON)"; $(PYTHON)) -m venv $(BINDER_VENV)
 	$(BINDER_VENV)/bin/pip install -q -r binder/requirements.txt pytest nbval
-	HOME=$(abspath $(BINDER_HOME)) PATH=$(abspath $(BINDER_VENV))/bin:$$PATH binder/postBuild
-	HOME=$(abspath $(BINDER_HOME)) PATH=$(abspath $(BINDER_VENV))/bin:$$PATH binder/start \
-	    python -m pytest -p no:cacheprovider --nbval --nbval-current-env notebooks -q
+	$(BINDER_ENV) binder/postBuild
+	$(BINDER_RUN) python -m pytest -p no:cacheprovider --nbval --nbval-current-env notebooks -q
+	$(if $(wildcard course/exercises/*.ipynb),$(BINDER_RUN) python -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env course/exercises -q)
