@@ -69,3 +69,21 @@ def test_a_widget_without_state_keeps_a_text_fallback(embed, tmp_path):
     embed.embed_widgets(nb, tmp_path, tmp_path, "x")
     assert nb["cells"][0]["outputs"][0]["data"] == {
         "text/plain": "[an interactive widget: run the notebook to see it]"}
+
+
+def test_exercise_pages_offer_binder_but_not_colab():
+    sys.path.insert(0, str(SITE))
+    try:
+        conf = importlib.import_module("conf")
+    finally:
+        sys.path.remove(str(SITE))
+
+    def launch_buttons(pagename):
+        group = {"type": "group", "label": "launch-buttons",
+                 "buttons": [{"type": "link", "text": "Binder"}, {"type": "link", "text": "Colab"}]}
+        context = {"header_buttons": [{"type": "link", "text": "repository"}, group]}
+        conf.drop_colab_on_exercises(None, pagename, "page.html", context, None)
+        return [b["text"] for b in group["buttons"]]
+
+    assert launch_buttons("course/exercises/03_vjp") == ["Binder"]
+    assert launch_buttons("notebooks/03_computing_gradients") == ["Binder", "Colab"]

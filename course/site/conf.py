@@ -58,3 +58,20 @@ html_theme_options = {
         "notebook_interface": "jupyterlab",
     },
 }
+
+# Colab installs minieager alone (course/site/colab.py); the exercises also need the course's
+# checks from the repository, so their pages offer Binder only.
+NO_COLAB = "course/exercises/"
+
+
+def drop_colab_on_exercises(app, pagename, templatename, context, doctree):
+    if not pagename.startswith(NO_COLAB):
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "launch-buttons":
+            group["buttons"] = [b for b in group["buttons"] if b.get("text") != "Colab"]
+
+
+def setup(app):
+    # After the theme's launch buttons (priority 501) and before they are drawn.
+    app.connect("html-page-context", drop_colab_on_exercises, priority=502)
