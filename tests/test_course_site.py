@@ -66,6 +66,7 @@ def test_the_lesson_page_debugger_steps_offline(page, site_url, artifacts):
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{site_url}/{NOTEBOOK}.html", wait_until="networkidle")
 
+    page.locator("iframe.me-debugger-frame").first.scroll_into_view_if_needed()   # frames load lazily
     frame = page.frame_locator("iframe.me-debugger-frame").first
     frame.locator(".me-tape-debugger").wait_for()
     label = frame.locator("[data-role=step-label]")
