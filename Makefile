@@ -52,7 +52,7 @@ clean:
 # outputs, launch buttons, and live tape debuggers. Works offline: open build/site/index.html.
 .PHONY: site
 site: $(STAMP)
-	$(PY) course/site/build.py build/site
+	$(PY) -m course.site.build build/site
 
 # What a Binder user gets, without Docker: binder/requirements.txt in a fresh virtualenv (the
 # Python of binder/runtime.txt when this machine has it), binder/postBuild, then every notebook

@@ -2,26 +2,22 @@
 
 It runs on copies of the real notebooks (the committed ones get the cell when the lead runs it).
 """
-import importlib
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from course.site import colab as colab_module
+
 REPO = Path(__file__).resolve().parent.parent
-SITE = REPO / "course" / "site"
+
 
 
 @pytest.fixture(scope="module")
 def colab():
-    sys.path.insert(0, str(SITE))
-    try:
-        return importlib.import_module("colab")
-    finally:
-        sys.path.remove(str(SITE))
+    return colab_module
 
 
 @pytest.fixture

@@ -1,22 +1,19 @@
 """course/site/embed.py on the real notebooks: saved widget outputs made static for the site."""
-import importlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from course.site import conf
+from course.site import embed as embed_module
+
 REPO = Path(__file__).resolve().parent.parent
-SITE = REPO / "course" / "site"
+
 
 
 @pytest.fixture(scope="module")
 def embed():
-    sys.path.insert(0, str(SITE))
-    try:
-        return importlib.import_module("embed")
-    finally:
-        sys.path.remove(str(SITE))
+    return embed_module
 
 
 def load(name):
@@ -72,11 +69,6 @@ def test_a_widget_without_state_keeps_a_text_fallback(embed, tmp_path):
 
 
 def test_exercise_pages_offer_binder_but_not_colab():
-    sys.path.insert(0, str(SITE))
-    try:
-        conf = importlib.import_module("conf")
-    finally:
-        sys.path.remove(str(SITE))
 
     def launch_buttons(pagename):
         group = {"type": "group", "label": "launch-buttons",

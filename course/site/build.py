@@ -1,4 +1,4 @@
-"""Build the course site: ``python course/site/build.py [OUT]`` (``make site``; OUT defaults to build/site).
+"""Build the course site: ``python -m course.site.build [OUT]`` (``make site``; OUT defaults to build/site).
 
 Sphinx reads a staged copy of the sources (build/site-src), laid out as in the repository, so
 that every page's path is its file's path there and the launch buttons open the right notebook:
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jupyter_server_mathjax
 
-from embed import embed_widgets
+from course.site.embed import embed_widgets
 
 SITE = Path(__file__).resolve().parent
 REPO = SITE.parent.parent

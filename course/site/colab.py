@@ -1,6 +1,6 @@
 """Give notebooks a first cell that installs minieager on Colab and does nothing anywhere else.
 
-    python course/site/colab.py [NOTEBOOK ...]     (default: notebooks/*.ipynb)
+    python -m course.site.colab [NOTEBOOK ...]     (default: notebooks/*.ipynb)
 
 Colab starts from a bare Python, so each notebook's first cell installs minieager from the
 repository (pyproject.toml's [project.urls] Repository) with the `colab` extra. Elsewhere (Binder,
@@ -13,8 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from links import repository_url  # noqa: E402
+from course.site.links import repository_url
 
 REPO = Path(__file__).resolve().parents[2]
 CELL_ID = "colab-install"

@@ -2,8 +2,8 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from links import branch, repository_url  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # Sphinx runs this file, not the package
+from course.site.links import branch, repository_url  # noqa: E402
 
 project = "minieager: a course on eager execution and autodiff"
 author = "the minieager authors"

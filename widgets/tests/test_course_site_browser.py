@@ -2,47 +2,29 @@
 
 The site is built once for this module into a temporary folder, exactly as `make site` builds it.
 The page must work with no network: every request it makes is recorded and must stay on 127.0.0.1.
+It lives here to share this folder's browser fixtures (one Chromium per session).
 """
 import functools
 import http.server
-import importlib.util
 import re
-import sys
 import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SITE = REPO / "course" / "site"
-NOTEBOOK = "notebooks/00_tape_debugger"
+from course.site.build import build
+from course.site.links import repository_url
 
-# The debugger's browser fixtures (Chromium, a page that fails on JS errors), loaded by path: the
-# widgets/tests folder is no package, and its conftest is not ours to import by name.
-_spec = importlib.util.spec_from_file_location("_minieager_widget_fixtures", REPO / "widgets" / "tests" / "conftest.py")
-_widget_fixtures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_widget_fixtures)
-browser = _widget_fixtures.browser
-page = _widget_fixtures.page
-artifacts = _widget_fixtures.artifacts
+NOTEBOOK = "notebooks/00_tape_debugger"
 
 pytestmark = pytest.mark.browser
 
-
-def _load(name):
-    """Import course/site/NAME.py (course/site is run as scripts, not as a package)."""
-    sys.path.insert(0, str(SITE))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(SITE))
 
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
-    assert _load("build").build(out) == 0, "the site did not build: see Sphinx's messages above"
+    assert build(out) == 0, "the site did not build: see Sphinx's messages above"
     return out
 
 
@@ -98,7 +80,7 @@ def test_the_lesson_page_debugger_steps_offline(page, site_url, artifacts):
 
 
 def test_launch_buttons_open_this_notebook_from_the_repository(page, site_url):
-    repo = _load("links").repository_url()
+    repo = repository_url()
     owner_name = urlparse(repo).path.strip("/")
     page.goto(f"{site_url}/{NOTEBOOK}.html")
     hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
