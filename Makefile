@@ -66,3 +66,30 @@ $(STAMP): pyproject.toml | $(PY)
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis test-artifacts bench/out
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The course site (course/site/): the guide, the lessons and the exercises with their saved
+# outputs, launch buttons, and live tape debuggers. Works offline: open build/site/index.html.
+.PHONY: site
+site: $(STAMP)
+	$(PY) -m course.site.build build/site
+
+# What a Binder user gets, without Docker: binder/requirements.txt in a fresh virtualenv (the
+# Python of binder/runtime.txt when this machine has it), binder/postBuild, then every notebook
+# run by nbval through binder/start, with a fresh home folder as the image's (the learners'
+# exercise notebooks too, once they exist: those must only run without an error).
+# pip's wheel cache and the kernels postBuild compiles are reused; bytecode is compiled on import
+# only (--no-compile). `make binder-check BINDER_NOTEBOOKS=notebooks/00_tape_debugger.ipynb` checks fewer.
+BINDER_NOTEBOOKS ?= notebooks
+BINDER_VENV := build/binder-venv
+BINDER_HOME := build/binder-home
+BINDER_PY   := python$(shell sed -n 's/^python-//p' binder/runtime.txt)
+BINDER_ENV  := HOME=$(abspath $(BINDER_HOME)) PATH=$(abspath $(BINDER_VENV))/bin:$$PATH
+BINDER_RUN  := $(BINDER_ENV) binder/start
+.PHONY: binder-check
+binder-check:
+	rm -rf $(BINDER_VENV) $(BINDER_HOME) && mkdir -p $(BINDER_HOME)
+	$(if $(shell command -v $(BINDER_PY)),$(BINDER_PY),@echo "note: no $(BINDER_PY) here, using $(PYTHON)"; $(PYTHON)) -m venv $(BINDER_VENV)
+	$(BINDER_VENV)/bin/pip install -q --no-compile -r binder/requirements.txt pytest nbval
+	$(BINDER_ENV) binder/postBuild
+	$(BINDER_RUN) python -m pytest -p no:cacheprovider --nbval --nbval-current-env $(BINDER_NOTEBOOKS) -q
+	$(if $(wildcard course/exercises/*.ipynb),$(BINDER_RUN) python -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env course/exercises -q)
