@@ -256,5 +256,8 @@ def _run_ops(graph, inputs):
 
 
 def _plain(t):
-    """A returned Variable becomes a Tensor of its current value, as the fast path returns."""
-    return t if type(t) is Tensor else wrap(t._value, t._device)
+    """A returned Variable becomes its current value, as on the fast path (in a trace: a read)."""
+    from ..autodiff.variable import Variable
+    if not isinstance(t, Variable):
+        return t
+    return recording.tracers[-1].read(t) if recording.tracers else wrap(t._value, t._device)
