@@ -227,3 +227,16 @@ def test_second_derivative_through_a_function_call():
     xs = x.numpy()
     np.testing.assert_allclose(dy.numpy(), 3 * xs ** 2 + np.cos(xs), rtol=1e-12)
     np.testing.assert_allclose(d2y.numpy(), 6 * xs - np.sin(xs), rtol=1e-12)
+
+
+def test_a_leaked_symbolic_tensor_refuses_to_compute():
+    leaked = []
+
+    @me.function
+    def f(x):
+        y = x * 2.0
+        leaked.append(y)               # a Python side effect keeps the symbolic tensor
+        return y
+    f(me.ones(2))
+    with pytest.raises(InvalidArgumentError, match="belongs to the trace of 'f', which is over"):
+        leaked[0] + 1.0
