@@ -106,6 +106,11 @@ class Graph:
     def __repr__(self):
         return f"<Graph {self.name}: {len(self.nodes)} nodes, {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
 
+    def draw(self, title=None, direction="LR", builtin_layout=True):
+        """The graph drawn in the tape debugger's visual language (an SVG in a notebook)."""
+        from .draw import draw
+        return draw(self, title, direction, builtin_layout)
+
     def _repr_pretty_(self, p, cycle):   # IPython prints the listing, not the repr
         p.text(str(self))
 
