@@ -3,8 +3,6 @@
 Passes are pure: each works on ``graph.copy()`` and returns it, so the graph it was given (the
 one the widget shows as "before") never changes. These helpers edit that private copy.
 """
-import copy
-
 from ...engine import recording
 
 
@@ -31,11 +29,8 @@ def remove(graph, doomed):
 
 
 def derived(template, **fields):
-    """A new node like ``template`` with some fields changed (its constructor is the IR's business)."""
-    node = copy.copy(template)
-    for name, value in fields.items():
-        setattr(node, name, value)
-    return node
+    """A new node like ``template`` with some fields changed."""
+    return template.copy(**fields)
 
 
 def fresh_name(graph, stem):
@@ -69,8 +64,10 @@ class no_observers:
     computes is part of the user's program."""
 
     def __enter__(self):
-        self._saved = recording.observers[:]
-        recording.observers.clear()
+        self._saved = [(hooks, hooks[:]) for hooks in (recording.observers, getattr(recording, "tracers", []))]
+        for hooks, _ in self._saved:
+            hooks.clear()
 
     def __exit__(self, *exc):
-        recording.observers[:] = self._saved
+        for hooks, saved in self._saved:
+            hooks[:] = saved
