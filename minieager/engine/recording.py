@@ -6,6 +6,7 @@ The tapes themselves live in ``minieager/autodiff/tape.py``.
 """
 
 observers = []          # open tapes / variable watchers, innermost last
+tracers = []            # open me.function traces, innermost last (see minieager/graph/tracing.py)
 check_numerics = False  # set by me.debugging.enable_check_numerics()
 
 
