@@ -158,14 +158,14 @@ def source_dir():
     return os.path.join(os.path.dirname(base), "fused")
 
 
-_loaded = {}   # source hash -> the compiled function, once per process
+_loaded = {}   # source hash -> (the compiled function, its file), once per process
 
 
 def load(source):
-    """The ``fused_kernel`` function of ``source``, from its file (written once, then reused)."""
+    """``(fused_kernel function, file)`` for ``source``: the file is written once, then reused."""
     digest = hashlib.sha1(source.encode()).hexdigest()[:16]
     if digest in _loaded:
-        return _loaded[digest], _loaded[digest].__module__
+        return _loaded[digest]
     folder = source_dir()
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"fused_{digest}.py")
@@ -179,8 +179,8 @@ def load(source):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    _loaded[digest] = module.fused_kernel
-    return module.fused_kernel, path
+    _loaded[digest] = module.fused_kernel, path
+    return _loaded[digest]
 
 
 class FusedKernel:
