@@ -16,12 +16,13 @@ from minieager.engine import recording
 from minieager.graph.passes import elementwise_fusion, optimize
 from minieager.graph.passes.fused import TEMPLATES, FusedOp, operand_modes, source_dir
 from minieager.ops import elementwise as E
+from minieager.ops import nn as N
 
 from .builder import Builder, calls, values
 
 UNARY = ["negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "expm1",
          "sin", "cos", "tanh", "sigmoid", "softplus", "relu"]
-BINARY = ["add", "subtract", "multiply", "divide", "floordiv", "mod", "pow", "maximum", "minimum",
+BINARY = ["add", "bias_add", "subtract", "multiply", "divide", "floordiv", "mod", "pow", "maximum", "minimum",
           "relu_grad", "tanh_grad", "sigmoid_grad"]
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 LOGIC = ["logical_and", "logical_or", "logical_xor"]
@@ -40,10 +41,10 @@ class _Catch:
 def _op(name):
     """The eager Op that ``me.<name>`` runs (comparisons keep theirs inside their function)."""
     catch = _Catch()
-    args = [me.constant([1.0, 2.0])] * 2 if name not in LOGIC + ["logical_not"] else [me.constant([True, False])] * 2
+    args = [me.constant([[1.0, 2.0]]), me.constant([1.0, 2.0])] if name not in LOGIC + ["logical_not"] else [me.constant([True, False])] * 2
     recording.observers.append(catch)
     try:
-        function = getattr(E, name)
+        function = getattr(E, name, None) or getattr(N, name)
         function(*args[:1 if name in UNARY + ["logical_not", "isnan", "isfinite", "leaky_relu"] else 2])
     finally:
         recording.observers.remove(catch)

@@ -51,7 +51,7 @@ TEMPLATES = {
     "sin": "np.sin({0})", "cos": "np.cos({0})", "tanh": "vtanh({0})", "sigmoid": "sigmoid({0})",
     "softplus": "softplus({0})", "relu": "relu({0})", "leaky_relu": "{0} if {0} >= 0 else {alpha} * {0}",
     "isnan": "np.isnan({0})", "isfinite": "np.isfinite({0})", "logical_not": "not {0}", "cast": "{0}",
-    "add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}", "divide": "{0} / {1}",
+    "add": "{0} + {1}", "bias_add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}", "divide": "{0} / {1}",
     "floordiv": "{0} // {1}", "mod": "{0} % {1}", "pow": "{0} ** {1}",
     "maximum": "maximum({0}, {1})", "minimum": "minimum({0}, {1})",
     "equal": "{0} == {1}", "not_equal": "{0} != {1}", "less": "{0} < {1}", "less_equal": "{0} <= {1}",
