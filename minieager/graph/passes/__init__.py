@@ -14,6 +14,7 @@ they are: never folded, merged, removed, fused or moved.
 from .cse import common_subexpression_elimination
 from .dce import dead_code_elimination
 from .fold import constant_folding
+from .fused import FusedKernel, FusedOp
 from .fusion import elementwise_fusion
 from .report import PassReport
 from .simplify import arithmetic_simplification
@@ -21,7 +22,7 @@ from .simplify import arithmetic_simplification
 PASSES = (constant_folding, arithmetic_simplification, common_subexpression_elimination,
           dead_code_elimination, elementwise_fusion)
 
-__all__ = ["PASSES", "PassReport", "arithmetic_simplification", "common_subexpression_elimination",
+__all__ = ["PASSES", "FusedKernel", "FusedOp", "PassReport", "fused_kernels", "arithmetic_simplification", "common_subexpression_elimination",
            "constant_folding", "dead_code_elimination", "elementwise_fusion", "optimize"]
 
 
@@ -32,3 +33,8 @@ def optimize(graph, passes=PASSES):
         graph, report = graph_pass.with_report(graph)
         reports.append(report)
     return graph, reports
+
+
+def fused_kernels(graph):
+    """The generated kernels of ``graph``'s fused nodes, in order (``print(k.source)`` shows one)."""
+    return [node.op.kernel for node in graph.nodes if isinstance(node.op, FusedOp)]
