@@ -15,6 +15,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
+from ..engine.recording import tracers
 from ..engine.tensor import Tensor, wrap, _next_id
 from ..ops.creation import convert_to_tensor
 from ..ops.elementwise import add, subtract
@@ -101,14 +102,20 @@ class Variable(Tensor):
 
     def assign(self, value, read_value=True):
         """Replace the value (same shape and dtype). Returns the variable."""
+        if tracers:      # inside me.function: an assign node of the graph (minieager/graph/effects.py)
+            return _trace_assign(self, value, "assign")
         return self._set(self._checked(value, "assign")._value)
 
     def assign_add(self, delta, read_value=True):
         """``v.assign(v + delta)`` (delta of the variable's dtype and shape). Returns the variable."""
+        if tracers:
+            return _trace_assign(self, delta, "assign_add")
         return self._set(add(self._snapshot(), self._checked(delta, "assign_add", broadcast=True))._value)
 
     def assign_sub(self, delta, read_value=True):
         """``v.assign(v - delta)`` (delta of the variable's dtype and shape). Returns the variable."""
+        if tracers:
+            return _trace_assign(self, delta, "assign_sub")
         return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub", broadcast=True))._value)
 
     def _no_inplace(self, op, method):
@@ -134,3 +141,8 @@ class Variable(Tensor):
 
     __str__ = __repr__
     __hash__ = Tensor.__hash__
+
+
+def _trace_assign(variable, value, method):
+    from ..graph.effects import trace_assign
+    return trace_assign(tracers[-1], variable, value, method)

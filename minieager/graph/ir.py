@@ -41,7 +41,8 @@ class Node:
         self.kind, self.name, self.op = kind, name, op
         self.inputs = tuple(inputs)
         self.attrs = dict(attrs) if attrs else {}
-        self.shape, self.dtype, self.value = tuple(shape), dtype, value
+        self.shape = None if shape is None else tuple(shape)   # None: known only when it runs
+        self.dtype, self.value = dtype, value
         self.index, self.source, self.effect = index, source, bool(effect)
 
     def copy(self, **changes):
@@ -53,9 +54,11 @@ class Node:
 
     @property
     def type_text(self):
-        """``float32[32,10]``; ``()`` for an effect that returns nothing."""
+        """``float32[32,10]``; ``float32[?]`` if the shape is unknown; ``()`` for an effect that returns nothing."""
         if self.dtype is None:
             return "()"
+        if self.shape is None:
+            return f"{self.dtype.name}[?]"
         return f"{self.dtype.name}[{','.join(str(d) for d in self.shape)}]"
 
     def __repr__(self):
@@ -79,6 +82,10 @@ class Graph:
 
     def __len__(self):
         return len(self.nodes)
+
+    @property
+    def has_effects(self):
+        return any(n.effect for n in self.nodes)
 
     def count(self, kind=None):
         """How many nodes (of one kind, e.g. "call")."""
@@ -198,12 +205,18 @@ def run(graph, *inputs):
             f"({', '.join(n.name for n in graph.inputs)}), got {len(inputs)}.")
     if recording.observers or recording.tracers or recording.check_numerics:
         return _run_ops(graph, inputs)   # a tape (or an outer trace) must see every op
+    return [wrap(a) for a in run_arrays(graph, [x._value if isinstance(x, Tensor) else x for x in inputs])]
+
+
+def run_arrays(graph, arrays):
+    """The fast path of ``run``: NumPy arrays in, NumPy arrays out, each node's kernel called
+    straight from the precomputed plan (no Tensors, no tapes)."""
     if graph._plan is None:
         graph._plan = _plan(graph)
     template, steps, input_slots, output_slots = graph._plan
     env = template.copy()
-    for s, x in zip(input_slots, inputs):
-        env[s] = x._value if isinstance(x, Tensor) else x
+    for s, x in zip(input_slots, arrays):
+        env[s] = x
     for code, out, fn, a, b, attrs in steps:
         if code == _TWO:
             env[out] = fn(env[a], env[b])
@@ -215,7 +228,7 @@ def run(graph, *inputs):
             env[out] = fn._value
         else:
             env[out] = env[a][b]
-    return [wrap(env[s]) for s in output_slots]
+    return [env[s] for s in output_slots]
 
 
 def _run_ops(graph, inputs):
