@@ -23,7 +23,7 @@ def fusible(node):
         return False
     if node.op.name == "cast" and not node.dtype.is_floating:   # the template casts to floats only
         return False
-    return node.dtype in FUSIBLE_DTYPES and all(s.dtype in FUSIBLE_DTYPES for s in node.inputs)
+    return all(n.dtype in FUSIBLE_DTYPES and n.shape is not None for n in (node, *node.inputs))
 
 
 def _grow(root, use, segment, outputs, taken):
