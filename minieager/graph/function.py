@@ -21,6 +21,7 @@ from ..autodiff.variable import Variable
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor
+from . import passes
 from .ir import run
 from .tracing import Tracer
 
@@ -74,6 +75,7 @@ class ConcreteFunction:
     def __init__(self, graph, output_structure, name):
         self.graph = graph
         self.run_graph = graph        # the graph that runs (the optimisation passes may replace it)
+        self.pass_reports = []        # one PassReport per optimisation pass that made run_graph
         self._structure = output_structure
         self.name = name
 
@@ -84,6 +86,11 @@ class ConcreteFunction:
     @property
     def outputs(self):
         return list(self.graph.outputs)
+
+    @property
+    def fused_kernels(self):
+        """The generated kernels of the fused nodes that run (``print(k.source)`` shows one)."""
+        return passes.fused_kernels(self.run_graph)
 
     @property
     def structured_outputs(self):
@@ -296,7 +303,10 @@ class Function:
             graph = tracer.graph(flat_out)
         tracer.close()
         structure = nest.pack_sequence_as(result, [None if leaf is None else 0 for leaf in nest.flatten(result)])
-        return ConcreteFunction(graph, structure, self.name)
+        concrete = ConcreteFunction(graph, structure, self.name)
+        if self.optimize:   # the optimisation passes (graph/passes); concrete.graph stays as traced
+            concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
+        return concrete
 
     def __repr__(self):
         return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
