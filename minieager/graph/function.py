@@ -326,7 +326,10 @@ def _structure_key(value):
 def function(func=None, input_signature=None, optimize=True, autograph=False, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None):
     """``@me.function`` or ``me.function(f, input_signature=[...])``: see the module docstring.
-    ``optimize=False`` runs the graph as traced (the optimisation passes are skipped)."""
+    ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
+    ``autograph``, ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted
+    so that TensorFlow code runs, and have no effect (minieager has no AutoGraph; graphs have static
+    shapes)."""
     if func is None:
         return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name)
     return Function(func, input_signature=input_signature, optimize=optimize, name=name)
