@@ -1,8 +1,18 @@
 """The static pictures of the passes (text and SVG) and the widget that steps through them."""
 import numpy as np
+import pytest
 
 import minieager as me
+from minieager.graph.passes import fusion
 from minieager.graph.passes.view import PassSteps
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fuse_small_graphs():
+    """Fuse the small tensors these tests use (normally only groups of SMALL_SIZE elements and up)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fusion, "MIN_SIZE", 1)
+        yield
 
 
 def traced():
