@@ -46,6 +46,7 @@ def _subgraph(outer, name, fn, args=(), placeholders=(), capture_variables=True)
         result = fn(*nest.pack_sequence_as(args, own)) if placeholders else fn()
         flat = _flat_tensors(result, name)
         graph = sub.graph(flat)
+    sub.close()
     return graph, sub.captures, result
 
 

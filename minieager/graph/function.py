@@ -301,6 +301,7 @@ class Function:
                         f"outside the function.")
                 flat_out.append(leaf)
             graph = tracer.graph(flat_out)
+        tracer.close()
         structure = nest.pack_sequence_as(result, [None if leaf is None else 0 for leaf in nest.flatten(result)])
         concrete = ConcreteFunction(graph, structure, self.name)
         if self.optimize:   # the optimisation passes (graph/passes); concrete.graph stays as traced

@@ -106,6 +106,11 @@ class Graph:
     def __repr__(self):
         return f"<Graph {self.name}: {len(self.nodes)} nodes, {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
 
+    def draw(self, title=None, direction="LR", builtin_layout=True):
+        """The graph drawn in the tape debugger's visual language (an SVG in a notebook)."""
+        from .draw import draw
+        return draw(self, title, direction, builtin_layout)
+
     def _repr_pretty_(self, p, cycle):   # IPython prints the listing, not the repr
         p.text(str(self))
 
@@ -256,5 +261,8 @@ def _run_ops(graph, inputs):
 
 
 def _plain(t):
-    """A returned Variable becomes a Tensor of its current value, as the fast path returns."""
-    return t if type(t) is Tensor else wrap(t._value, t._device)
+    """A returned Variable becomes its current value, as on the fast path (in a trace: a read)."""
+    from ..autodiff.variable import Variable
+    if not isinstance(t, Variable):
+        return t
+    return recording.tracers[-1].read(t) if recording.tracers else wrap(t._value, t._device)

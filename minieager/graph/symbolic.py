@@ -38,6 +38,21 @@ class UnknownShape:
             f"Tout=me.TensorSpec(shape, dtype) for a py_function.")
 
 
+class TraceOver:
+    """The stand-in of a symbolic tensor once its trace is over (kept in a list, a global, returned
+    from a branch ...): any use of it fails, instead of computing with a meaningless stand-in."""
+
+    __slots__ = ("name", "trace")
+
+    def __init__(self, name, trace):
+        self.name, self.trace = name, trace
+
+    def __getattr__(self, attr):
+        raise InvalidArgumentError(
+            f"Tensor '{self.name}' belongs to the trace of '{self.trace}', which is over: a symbolic tensor "
+            f"cannot leave the function (or graph) that made it. Return it from the function instead.")
+
+
 class SymbolicTensor(Tensor):
     """A tensor being traced: node ``_node`` of the graph that ``_tracer`` records."""
 

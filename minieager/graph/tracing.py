@@ -31,7 +31,7 @@ from ..engine.dtypes import BY_NUMPY
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor, _next_id
 from .ir import Graph, Node
-from .symbolic import SymbolicTensor, UnknownShape, stand_in
+from .symbolic import SymbolicTensor, TraceOver, UnknownShape, stand_in
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../minieager
 
@@ -48,6 +48,7 @@ class Tracer:
         self._constants = {}      # id(tensor) -> (tensor, its symbolic node): one node per constant tensor
         self._reads = {}          # id(variable) -> (variable, its symbolic value now)
         self._names = set()
+        self._made = []           # every symbolic tensor made, for close()
 
     # ---- opening and closing -----------------------------------------------------------------
     def __enter__(self):
@@ -61,6 +62,12 @@ class Tracer:
         recording.tracers.remove(self)
         recording.observers[:] = self._paused
         return False
+
+    def close(self):
+        """The trace is over: its symbolic tensors drop their stand-ins and refuse any further use."""
+        for t in self._made:
+            t._value = TraceOver(t._node.name, self.name)
+        self._made = []
 
     def graph(self, outputs):
         """The recorded graph, returning the symbolic tensors (or tensors, variables) ``outputs``."""
@@ -81,6 +88,7 @@ class Tracer:
         t = object.__new__(SymbolicTensor)
         t._value, t._dtype, t._device, t._id = value, node.dtype, CPU, _next_id()
         t._node, t._tracer = node, self
+        self._made.append(t)
         return t
 
     def placeholder(self, name, shape, dtype):

@@ -41,6 +41,11 @@ class Graph:
             self.tracer.__exit__(None, None, None)
             self._open = False
 
+    def close(self):
+        """Stop building: the graph's tensors can no longer be used in new ops (Session.run still runs it)."""
+        self._exit()
+        self.tracer.close()
+
     def as_default(self):
         return _AsDefault(self)
 
@@ -82,7 +87,7 @@ def reset_default_graph():
     """Close the default graph; the next placeholder starts a new one."""
     global _default
     if _default is not None:
-        _default._exit()
+        _default.close()
     _default = None
 
 
