@@ -50,6 +50,11 @@ class Variable(Tensor):
             from ..ops.creation import constant
             initial_value = constant(initial_value, dtype=dtype)
         value = convert_to_tensor(initial_value)
+        if tracers and hasattr(value, "_tracer"):    # a symbolic tensor of me.function: no value yet
+            raise InvalidArgumentError(
+                "me.Variable: the initial value is a symbolic tensor of a function me.function is tracing, so "
+                "it has no value yet. Create the variable outside the function (or from a constant or an "
+                "initializer on its first call) and assign to it inside.")
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
             from ..ops.elementwise import cast
             value = cast(value, dtype)

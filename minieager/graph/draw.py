@@ -76,6 +76,9 @@ class Drawing:
     def _repr_svg_(self):
         return self.to_svg()
 
+    def __repr__(self):
+        return f"<Drawing: {self.data['title']}>"
+
 
 def draw(graph, title=None, direction="LR", builtin_layout=True):
     """A Drawing of ``graph``. ``builtin_layout=False`` lays it out with Graphviz when installed (the

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import nest
 from ..autodiff.variable import Variable
-from ..engine import dtypes
+from ..engine import dtypes, recording
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from . import passes
@@ -114,7 +114,9 @@ class ConcreteFunction:
         return self._call_flat(flat)
 
     def _call_flat(self, tensors):
-        outputs = iter(run(self.run_graph, *tensors))
+        # Called inside another function's trace, the graph is inlined as traced, so that the outer
+        # function's passes see (and optimise) all of it.
+        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors))
         return nest.pack_sequence_as(self._structure, [None if leaf is None else next(outputs)
                                                        for leaf in nest.flatten(self._structure)])
 
@@ -324,7 +326,10 @@ def _structure_key(value):
 def function(func=None, input_signature=None, optimize=True, autograph=False, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None):
     """``@me.function`` or ``me.function(f, input_signature=[...])``: see the module docstring.
-    ``optimize=False`` runs the graph as traced (the optimisation passes are skipped)."""
+    ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
+    ``autograph``, ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted
+    so that TensorFlow code runs, and have no effect (minieager has no AutoGraph; graphs have static
+    shapes)."""
     if func is None:
         return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name)
     return Function(func, input_signature=input_signature, optimize=optimize, name=name)

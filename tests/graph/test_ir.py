@@ -37,7 +37,7 @@ def test_listing_is_stable_ssa():
     assert text == str(small_graph(v))            # nothing in it depends on memory addresses
     assert text.splitlines() == [
         "def small(x: float32[2,3]):",
-        "    v0 : float32[3,4] = variable 'w:0'",
+        f"    v0 : float32[3,4] = variable '{v.name}'",
         "    c0 : float32[]    = constant 2.0",
         "    %0 : float32[2,4] = matmul(x, v0) {transpose_a=False, transpose_b=False}",
         "    %1 : float32[2,4] = multiply(%0, c0)",

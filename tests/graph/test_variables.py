@@ -54,3 +54,24 @@ def test_gradient_of_a_function_reading_a_variable_under_an_outer_tape():
             y = fn(x)
         grads.append(tape.gradient(y, w))
     np.testing.assert_allclose(grads[0].numpy(), grads[1].numpy(), rtol=1e-12)
+
+
+def test_a_variable_from_a_symbolic_value_is_refused():
+    @me.function
+    def f(x):
+        return me.Variable(x * 2.0)
+    with pytest.raises(me.errors.InvalidArgumentError, match="initial value is a symbolic tensor"):
+        f(me.ones(2))
+
+
+def test_a_variable_created_on_the_first_trace_is_captured():
+    holder = []
+
+    @me.function
+    def f(x):
+        if not holder:                      # Python state: only while tracing
+            holder.append(me.Variable(me.zeros(2)))
+        holder[0].assign_add(x)
+        return holder[0].read_value()
+    f(me.ones(2))
+    np.testing.assert_allclose(f(me.ones(2)).numpy(), [2.0, 2.0])
