@@ -1,8 +1,18 @@
 """The passes inside ``me.function``: what runs is optimised, and it computes what eager code does."""
 import numpy as np
+import pytest
 
 import minieager as me
+from minieager.graph.passes import fusion
 from minieager.graph.passes import FusedOp
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fuse_small_graphs():
+    """Fuse the small tensors these tests use (normally only groups of SMALL_SIZE elements and up)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fusion, "MIN_SIZE", 1)
+        yield
 
 
 def expression(x, w, b):

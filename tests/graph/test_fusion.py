@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minieager as me
+from minieager.graph.passes import fusion
 from minieager.engine import recording
 from minieager.graph.passes import elementwise_fusion, optimize
 from minieager.graph.passes.fused import TEMPLATES, FusedOp, operand_modes, source_dir
@@ -19,6 +20,14 @@ from minieager.ops import elementwise as E
 from minieager.ops import nn as N
 
 from .builder import Builder, calls, values
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fuse_small_graphs():
+    """Fuse the small tensors these tests use (normally only groups of SMALL_SIZE elements and up)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fusion, "MIN_SIZE", 1)
+        yield
 
 UNARY = ["negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "expm1",
          "sin", "cos", "tanh", "sigmoid", "softplus", "relu"]
@@ -170,3 +179,13 @@ def test_fused_gradients_equal_unfused():
         return [d.numpy() for d in tape.gradient(loss, variables)]
     for got, expected in zip(grads(fused), grads(graph)):
         np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_small_groups_stay_unfused(monkeypatch):
+    """Below MIN_SIZE elements the eager ops run in NumPy: a generated kernel would only add a compile."""
+    monkeypatch.setattr(fusion, "MIN_SIZE", fusion.SMALL_SIZE)
+    assert elementwise_fusion.with_report(tanh_graph(()))[1].fused == {}     # 4 x 5 elements
+    b = Builder()
+    x = b.placeholder("x", (64, 64))
+    y = b.call(E._add, b.call(E.exp.op, x), x)
+    assert len(elementwise_fusion.with_report(b.graph(y))[1].fused) == 1

@@ -8,11 +8,20 @@ are the values the group reads from outside.
 
 What can join: the ops in ``fused.TEMPLATES`` on float32, float64 and bool values, never an
 effect node, never across an effect (see ``_rewrite.effect_segments``).
+
+Only groups whose output has at least ``MIN_SIZE`` elements are fused: below that the eager ops
+run in NumPy (``kernels/cpu/broadcast.py``), where one more pass costs about a microsecond, while
+a new generated kernel costs a numba compile (about a second, once per machine).
 """
+import math
+
 from ...engine.op import Op
+from ...kernels.cpu.broadcast import SMALL_SIZE
 from ._rewrite import derived, effect_segments, fresh_name, is_pure_call, remove, replace_uses, users
 from .fused import FUSIBLE_DTYPES, TEMPLATES, FusedOp, Member
 from .report import graph_pass
+
+MIN_SIZE = SMALL_SIZE
 
 
 def fusible(node):
@@ -77,7 +86,7 @@ def elementwise_fusion(graph, report):
     use, segment, outputs = users(graph), effect_segments(graph), set(graph.outputs)
     taken = set()
     for root in reversed(list(graph.nodes)):
-        if root in taken or not fusible(root):
+        if root in taken or not fusible(root) or math.prod(root.shape) < MIN_SIZE:
             continue
         group = _grow(root, use, segment, outputs, taken)
         if len(group) < 2:
