@@ -23,7 +23,7 @@ import minieager as me
 RNG = np.random.default_rng(0)
 
 
-def ms(fns, number, repeat=9):
+def ms(fns, number, repeat=5):
     return [None if t is None else 1000 * t for t in timeit_medians(fns, repeat=repeat, number=number)]
 
 
@@ -86,9 +86,9 @@ def main():
         times = []
         for batch in (32, 256):
             x, y = data(batch, (784,))
-            times.append(ms(steps(minieager_mlp, lambda: me.optimizers.SGD(0.01), x, y), number=50))
+            times.append(ms(steps(minieager_mlp, lambda: me.optimizers.SGD(0.01), x, y), number=20))
         x, y = data(32, (28, 28, 1))
-        times.append(ms(steps(minieager_cnn, me.optimizers.Adam, x, y), number=5))
+        times.append(ms(steps(minieager_cnn, me.optimizers.Adam, x, y), number=3))
         return times
 
     mine, (torch,) = alternating_with_torch([("train_mlp", 32), ("train_mlp", 256), ("train_cnn",)], measure,

@@ -6,7 +6,7 @@
 Each step shows the graph before and after one pass, with what it removed, merged, folded,
 simplified or fused in colour, and the node counts. The pictures are the static SVGs of
 ``minieager.graph.passes.view`` (drawn in Python, sent once), so the page only switches between
-them; a notebook saved with the widget also keeps a plain-text listing of every pass.
+them; a notebook saved with the widget also keeps one line of text per pass.
 """
 import anywidget
 import traitlets
@@ -54,10 +54,10 @@ class PassStepper(anywidget.AnyWidget):
                          titles=[f"{k + 1} / {n} · {r.summary()}" for k, r in enumerate(self.steps.reports)], **kwargs)
 
     def __repr__(self):
-        return "\n\n".join(self.steps.text(k) for k in range(len(self.steps)))
+        return "\n".join(report.summary() for report in self.steps.reports)
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["text/plain"] = repr(self)    # what a saved or untrusted notebook shows: every pass, as text
+        data["text/plain"] = repr(self)    # what a saved or untrusted notebook shows: each pass in a line
         return bundle
