@@ -56,9 +56,12 @@ from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,
 from .nn.models import Model, Sequential  # noqa: E402,F401
 from . import keras  # noqa: E402,F401
 from . import data, summary, train  # noqa: E402,F401
-from . import compat  # noqa: E402,F401
 from .data import datasets  # noqa: E402,F401
 from .train import Checkpoint  # noqa: E402,F401
+from .graph.function import ConcreteFunction, Function, TensorSpec, function  # noqa: E402,F401
+from .graph.control_flow import cond, while_loop  # noqa: E402,F401
+from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
+from .graph import compat  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.
 random_normal, random_uniform = random.normal, random.uniform
@@ -66,8 +69,9 @@ set_random_seed = random.set_seed
 
 
 def executing_eagerly():
-    """Always True: minieager has no graph mode."""
-    return True
+    """True, except while ``me.function`` traces a function (or a compat.v1 graph is being built)."""
+    from .engine.recording import tracers
+    return not tracers
 
 
 def enable_eager_execution(*args, **kwargs):

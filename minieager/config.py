@@ -26,6 +26,8 @@ __all__ = [
     "numba_cache_dir",
     "set_num_threads",
     "set_reuse_temporaries",
+    "run_functions_eagerly",
+    "functions_run_eagerly",
 ]
 
 _THREADS_ENV = "MINIEAGER_NUM_THREADS"
@@ -286,3 +288,15 @@ def list_physical_devices(device_type=None):
     if device_type is None:
         return devices
     return [d for d in devices if d.device_type == device_type.upper()]
+
+
+def run_functions_eagerly(run_eagerly):
+    """``me.function``s call their Python function directly, without tracing (for debugging)."""
+    from .graph.function import run_functions_eagerly as switch
+    switch(run_eagerly)
+
+
+def functions_run_eagerly():
+    """Whether ``run_functions_eagerly(True)`` is in force."""
+    from .graph.function import functions_run_eagerly as get
+    return get()

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
+from ..engine.recording import outside_traces, tracers
 from ..engine.tensor import Tensor, _new_object, _next_id, wrap
 from ..ops._operands import _convert_like
 from ..ops.creation import convert_to_tensor
@@ -43,12 +44,18 @@ class Variable(Tensor):
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, shape=None, constraint=None):
         if callable(initial_value):          # Keras initializers pass a thunk
-            initial_value = initial_value()
+            with outside_traces():           # inside me.function too, it runs eagerly, once
+                initial_value = initial_value()
         if dtype is not None and not isinstance(initial_value, Tensor):
             # Straight to the requested dtype: Variable(0.1, dtype=float64) must not pass through float32.
             from ..ops.creation import constant
             initial_value = constant(initial_value, dtype=dtype)
         value = convert_to_tensor(initial_value)
+        if tracers and hasattr(value, "_tracer"):    # a symbolic tensor of me.function: no value yet
+            raise InvalidArgumentError(
+                "me.Variable: the initial value is a symbolic tensor of a function me.function is tracing, so "
+                "it has no value yet. Create the variable outside the function (or from a constant or an "
+                "initializer on its first call) and assign to it inside.")
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
             from ..ops.elementwise import cast
             value = cast(value, dtype)
@@ -133,14 +140,23 @@ class Variable(Tensor):
 
     def assign(self, value, read_value=True):
         """Replace the value (same dtype and shape). Returns the variable (None with read_value=False)."""
+        if tracers:      # inside me.function: an assign node of the graph (minieager/graph/effects.py)
+            _trace_assign(self, value, "assign")
+            return self if read_value else None
         return self._set(self._checked(value, "assign")._value, read_value)
 
     def assign_add(self, delta, read_value=True):
         """``v.assign(v + delta)``, delta of the variable's dtype and shape."""
+        if tracers:
+            _trace_assign(self, delta, "assign_add")
+            return self if read_value else None
         return self._set(add(self._snapshot(), self._checked(delta, "assign_add"))._value, read_value)
 
     def assign_sub(self, delta, read_value=True):
         """``v.assign(v - delta)``, delta of the variable's dtype and shape."""
+        if tracers:
+            _trace_assign(self, delta, "assign_sub")
+            return self if read_value else None
         return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub"))._value, read_value)
 
     # ---- changing part of the value -------------------------------------------------------
@@ -220,3 +236,8 @@ class VariableSlice(Tensor):
         """Write ``value`` (the slice's shape and the variable's dtype) into the variable; returns the variable."""
         variable = self._variable
         return variable._set(variable._assign_at(self._index, value, "assign"), read_value)
+
+
+def _trace_assign(variable, value, method):
+    from ..graph.effects import trace_assign
+    return trace_assign(tracers[-1], variable, value, method)

@@ -31,3 +31,8 @@ class InternalError(MinieagerError, RuntimeError):
 
 class DataLossError(MinieagerError, OSError):
     """A file is truncated or corrupted (e.g. a damaged checkpoint)."""
+
+
+class OperatorNotAllowedInGraphError(MinieagerError, TypeError):
+    """A Python operation that needs a tensor's value (``if t:``, ``t.numpy()``) was used on a
+    symbolic tensor while ``me.function`` traced a function (see minieager/graph)."""

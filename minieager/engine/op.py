@@ -11,7 +11,7 @@ import numpy as np
 
 from ..kernels.registry import get_kernel
 from . import recording
-from .recording import observers   # a list that is only ever mutated, so this name stays valid
+from .recording import observers, tracers   # lists that are only ever mutated, so these names stay valid
 from .device import device_type
 from .errors import InvalidArgumentError
 from .tensor import wrap
@@ -64,6 +64,8 @@ class Op:
         # no ``**attrs`` unpacking when there are none. ``into=`` (an operand's array that an
         # elementwise kernel may write its result over, see temporaries.py) travels as an attr;
         # it is only ever given when no tape is open, so no tape records it.
+        if tracers:                                  # me.function is tracing: record, do not run
+            return tracers[-1].call(self, inputs, attrs)
         device = inputs[0]._device
         kernel = self._kernels.get(device) or self._load_kernel(device)
         if attrs:                                    # axis=, strides= ...
@@ -102,8 +104,8 @@ class Op:
         a plain method call costs less than ``op(a, b)``, which packs ``*inputs`` and ``**attrs``.
         """
         device = a._device
-        if b._device != device:
-            return self(a, b)                # __call__ explains the mismatch
+        if b._device != device or tracers:
+            return self(a, b)                # __call__ explains the mismatch, or records the call
         kernel = self._kernels.get(device) or self._load_kernel(device)
         output = wrap(kernel(a._value, b._value), device)
         if observers:

@@ -16,6 +16,7 @@ import numpy as np
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
 from ..engine.errors import InvalidArgumentError
+from ..engine.recording import tracers
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
@@ -113,6 +114,9 @@ class Optimizer:
     # ---- updates ------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Apply one update per (gradient, variable); None gradients are skipped with a warning."""
+        if tracers:      # inside me.function: one effect node that runs this method (graph/effects.py)
+            from ..graph.effects import trace_apply_gradients
+            return trace_apply_gradients(tracers[-1], self, grads_and_vars, global_step)
         pairs = []
         for grad, var in grads_and_vars:
             if grad is None:

@@ -1,0 +1,335 @@
+"""``me.function``: trace a Python function into a graph once per input signature, then run the graph.
+
+    @me.function
+    def step(x, y):
+        ...
+    step(x, y)      # first call with these shapes/dtypes: trace (run `step` on symbolic tensors), then run
+    step(x2, y2)    # same signature: run the recorded graph, Python is not called again
+
+The signature of a call is each tensor argument's shape and dtype plus the value of every other
+argument (Python numbers, strings, objects by identity; variables by identity, since they are
+captured by reference). A new signature traces again, as ``tf.function`` does.
+"""
+import functools
+import inspect
+import warnings
+
+import numpy as np
+
+from .. import nest
+from ..autodiff.variable import Variable
+from ..engine import dtypes, recording
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor
+from . import passes
+from .ir import run
+from .tracing import Tracer
+
+_run_eagerly = False
+RETRACE_WARNING_AFTER = 5   # traces that differ in Python numbers before the warning, as in TF
+
+
+def run_functions_eagerly(run_eagerly):
+    """``me.config.run_functions_eagerly(True)``: every ``me.function`` calls its Python function
+    directly (no tracing), so ``print`` and a debugger see real values. For debugging only."""
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    return _run_eagerly
+
+
+class TensorSpec:
+    """The shape and dtype a tensor argument must have: ``me.TensorSpec([None, 3], me.float32)``.
+    ``None`` for a dimension accepts any size (minieager still traces once per concrete shape)."""
+
+    def __init__(self, shape, dtype=dtypes.float32, name=None):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    def is_compatible_with(self, t):
+        if t.dtype is not self.dtype:
+            return False
+        if self.shape is None:
+            return True
+        return len(t.shape) == len(self.shape) and all(s is None or s == d for s, d in zip(self.shape, t.shape))
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype, self.name) == (other.shape, other.dtype,
+                                                                                         other.name)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=me.{self.dtype.name}, name={self.name!r})"
+
+
+class ConcreteFunction:
+    """One trace of a function: ``graph`` (the Graph recorded), ``inputs`` (its placeholder nodes),
+    ``outputs`` (the nodes it returns) and ``structured_outputs``. Call it with the tensor arguments,
+    in order: ``concrete(x, y)``."""
+
+    def __init__(self, graph, output_structure, name):
+        self.graph = graph
+        self.run_graph = graph        # the graph that runs (the optimisation passes may replace it)
+        self.pass_reports = []        # one PassReport per optimisation pass that made run_graph
+        self._structure = output_structure
+        self.name = name
+
+    @property
+    def inputs(self):
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self):
+        return list(self.graph.outputs)
+
+    @property
+    def fused_kernels(self):
+        """The generated kernels of the fused nodes that run (``print(k.source)`` shows one)."""
+        return passes.fused_kernels(self.run_graph)
+
+    @property
+    def structured_outputs(self):
+        return self._structure
+
+    def __call__(self, *tensors):
+        from ..ops.creation import convert_to_tensor
+        inputs = self.graph.inputs
+        if len(tensors) != len(inputs):
+            raise InvalidArgumentError(
+                f"ConcreteFunction '{self.name}' takes {len(inputs)} tensor arguments "
+                f"({', '.join(n.name for n in inputs)}), got {len(tensors)}.")
+        flat = []
+        for node, t in zip(inputs, tensors):
+            t = convert_to_tensor(t, dtype=node.dtype if not isinstance(t, Tensor) else None)
+            if t._dtype is not node.dtype or (node.shape is not None and tuple(t.shape) != node.shape):
+                raise InvalidArgumentError(
+                    f"ConcreteFunction '{self.name}': argument '{node.name}' must be {node.type_text}, got "
+                    f"{t.dtype.name}{list(t.shape)}. Call the me.function itself to trace for new shapes.")
+            flat.append(t)
+        return self._call_flat(flat)
+
+    def _call_flat(self, tensors):
+        # Called inside another function's trace, the graph is inlined as traced, so that the outer
+        # function's passes see (and optimise) all of it.
+        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors))
+        return nest.pack_sequence_as(self._structure, [None if leaf is None else next(outputs)
+                                                       for leaf in nest.flatten(self._structure)])
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name}({', '.join(n.name + ': ' + n.type_text for n in self.inputs)})>"
+
+
+class Function:
+    """What ``me.function(f)`` returns: call it like ``f``."""
+
+    def __init__(self, python_function, input_signature=None, optimize=True, name=None):
+        if not callable(python_function):
+            raise TypeError(f"me.function wraps a Python function, got {type(python_function).__name__}.")
+        self.python_function = python_function
+        self.input_signature = None if input_signature is None else self._check_signature(input_signature)
+        self.optimize = optimize
+        self.name = name or getattr(python_function, "__name__", "function")
+        self._signature = inspect.signature(python_function)
+        self._concrete = {}          # call signature -> ConcreteFunction
+        self._keep = []              # objects whose id() is part of a signature stay alive
+        self._python_number_traces = 0
+        self._warned = False
+        functools.update_wrapper(self, python_function)
+
+    @staticmethod
+    def _check_signature(signature):
+        specs = list(signature)
+        for s in nest.flatten(specs):
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"me.function: input_signature must be a list of me.TensorSpec, got "
+                                f"{type(s).__name__} ({s!r}).")
+        return specs
+
+    def __get__(self, instance, owner):
+        # A decorated method: bind the instance (one trace per instance, as the instance is a Python argument).
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    # ---- calling -------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _run_eagerly:
+            return self.python_function(*args, **kwargs)
+        concrete, tensors = self._concrete_for(args, kwargs)
+        return concrete._call_flat(tensors)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (tensors or me.TensorSpec), tracing if needed."""
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+        return self._concrete_for(args, kwargs)[0]
+
+    def experimental_get_tracing_count(self):
+        """How many times the Python function has been traced."""
+        return len(self._concrete)
+
+    # ---- signatures -------------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.name}(): {e}") from None
+        bound.apply_defaults()
+        return bound
+
+    def _concrete_for(self, args, kwargs):
+        if self.input_signature is not None:
+            args = self._check_against_signature(args, kwargs)
+            kwargs = {}
+        bound = self._bind(args, kwargs)
+        leaves, key_parts, tensors, has_numbers = [], [], [], False
+        for pname, value in bound.arguments.items():
+            flat = nest.flatten(value)
+            structure = _structure_key(value)
+            parts = []
+            for i, leaf in enumerate(flat):
+                leaf_name = pname if len(flat) == 1 and not isinstance(value, (list, tuple, dict)) else f"{pname}_{i}"
+                kind, part, leaf = self._leaf(leaf)
+                has_numbers |= kind == "number"
+                parts.append(part)
+                leaves.append((leaf_name, kind, leaf))
+                if kind == "tensor" and isinstance(leaf, Tensor):
+                    tensors.append(leaf)
+            key_parts.append((pname, structure, tuple(parts)))
+        key = tuple(key_parts)
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            if has_numbers:
+                self._python_number_traces += 1
+                self._warn_retrace_storm()
+            concrete = self._concrete[key] = self._trace(bound, leaves)
+        return concrete, tensors
+
+    def _leaf(self, leaf):
+        """(kind, its part of the signature, the leaf to pass on) for one flattened argument."""
+        if isinstance(leaf, Variable):
+            self._keep.append(leaf)
+            return "variable", ("variable", id(leaf)), leaf
+        if isinstance(leaf, Tensor):
+            return "tensor", ("tensor", tuple(leaf._value.shape), leaf._dtype.name), leaf
+        if isinstance(leaf, TensorSpec):
+            if leaf.shape is None or None in leaf.shape:
+                raise InvalidArgumentError(
+                    f"{self.name}.get_concrete_function: {leaf} has an unknown dimension, but minieager's graphs "
+                    f"have static shapes. Give every dimension, or pass an example tensor.")
+            return "tensor", ("tensor", leaf.shape, leaf.dtype.name), leaf
+        if isinstance(leaf, np.ndarray):
+            from ..ops.creation import constant
+            leaf = constant(leaf)
+            return "tensor", ("tensor", tuple(leaf._value.shape), leaf._dtype.name), leaf
+        if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
+            return "number", ("python", type(leaf).__name__, leaf), leaf
+        try:
+            hash(leaf)
+            return "python", ("python", type(leaf).__name__, leaf), leaf
+        except TypeError:
+            self._keep.append(leaf)
+            return "python", ("object", id(leaf)), leaf
+
+    def _check_against_signature(self, args, kwargs):
+        from ..ops.creation import convert_to_tensor
+        if kwargs:
+            args = tuple(self._bind(args, kwargs).args)
+        specs = self.input_signature
+        if len(args) != len(specs):
+            raise TypeError(f"{self.name}() was declared with input_signature of {len(specs)} tensors "
+                            f"({', '.join(map(repr, specs))}), but got {len(args)} arguments.")
+        names = list(self._signature.parameters)
+        checked = []
+        for i, (spec, arg) in enumerate(zip(specs, args)):
+            arg_name = names[i] if i < len(names) else f"args[{i}]"
+            if isinstance(spec, TensorSpec) and isinstance(arg, TensorSpec):
+                checked.append(arg)
+                continue
+            if not isinstance(arg, Tensor):
+                arg = convert_to_tensor(arg, dtype=spec.dtype)
+            if arg.dtype is not spec.dtype:
+                raise InvalidArgumentError(
+                    f"{self.name}(): argument '{arg_name}' must have dtype {spec.dtype.name} (input_signature "
+                    f"{spec}), got {arg.dtype.name}. Cast it first: me.cast({arg_name}, me.{spec.dtype.name}).")
+            if not spec.is_compatible_with(arg):
+                raise InvalidArgumentError(
+                    f"{self.name}(): argument '{arg_name}' must have shape {spec.shape} (rank "
+                    f"{len(spec.shape)}, input_signature {spec}), got shape {tuple(arg.shape)} (rank {arg.ndim}).")
+            checked.append(arg)
+        return tuple(checked)
+
+    def _warn_retrace_storm(self):
+        if self._python_number_traces > RETRACE_WARNING_AFTER and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"me.function '{self.name}' has been traced {self._python_number_traces} times for different "
+                f"Python numbers among its arguments: every new Python value is a new signature, so a new trace "
+                f"(slow) and a new graph. Pass numbers that change as tensors (me.constant(3.0)): a tensor's "
+                f"value is not part of the signature, only its shape and dtype.", stacklevel=4)
+
+    # ---- tracing ----------------------------------------------------------------------------
+    def _trace(self, bound, leaves):
+        from ..ops.creation import convert_to_tensor
+        tracer = Tracer(self.name)
+        with tracer:
+            args = []
+            for leaf_name, kind, leaf in leaves:
+                if kind == "tensor":
+                    shape = leaf.shape if isinstance(leaf, TensorSpec) else tuple(leaf._value.shape)
+                    leaf = tracer.placeholder(leaf_name, shape, leaf.dtype)
+                args.append(leaf)
+            it = iter(args)
+            for pname in bound.arguments:
+                bound.arguments[pname] = nest.pack_sequence_as(
+                    bound.arguments[pname], [next(it) for _ in nest.flatten(bound.arguments[pname])])
+            result = self.python_function(*bound.args, **bound.kwargs)
+            flat_out = []
+            for leaf in nest.flatten(result):
+                if leaf is None:
+                    continue
+                if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
+                    leaf = convert_to_tensor(leaf)
+                if not isinstance(leaf, Tensor):
+                    raise TypeError(
+                        f"me.function '{self.name}' returned a {type(leaf).__name__} ({leaf!r}): a traced function "
+                        f"can return tensors, variables, Python numbers and None, in lists, tuples and dicts, since "
+                        f"only tensors are computed when the graph runs. Return a tensor, or compute that value "
+                        f"outside the function.")
+                flat_out.append(leaf)
+            graph = tracer.graph(flat_out)
+        tracer.close()
+        structure = nest.pack_sequence_as(result, [None if leaf is None else 0 for leaf in nest.flatten(result)])
+        concrete = ConcreteFunction(graph, structure, self.name)
+        if self.optimize:   # the optimisation passes (graph/passes); concrete.graph stays as traced
+            concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
+        return concrete
+
+    def __repr__(self):
+        return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
+
+
+def _structure_key(value):
+    """A hashable picture of a nested argument's structure (the leaves are keyed apart)."""
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _structure_key(value[k])) for k in sorted(value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_structure_key(v) for v in value))
+    return "."
+
+
+def function(func=None, input_signature=None, optimize=True, autograph=False, jit_compile=None,
+             reduce_retracing=False, experimental_relax_shapes=None, name=None):
+    """``@me.function`` or ``me.function(f, input_signature=[...])``: see the module docstring.
+    ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
+    ``autograph``, ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted
+    so that TensorFlow code runs, and have no effect (minieager has no AutoGraph; graphs have static
+    shapes)."""
+    if func is None:
+        return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name)
+    return Function(func, input_signature=input_signature, optimize=optimize, name=name)

@@ -1,0 +1,268 @@
+"""The graph IR: a traced function as plain data, a listing you can read, and the loop that runs it.
+
+A ``Graph`` is a list of ``Node``s in execution order, in SSA form: every node is computed once,
+by one line of the listing, and names the nodes it reads. There are five kinds of node:
+
+    placeholder   an argument of the function (``x``), fed by the caller
+    constant      a value known when tracing (``c0``): a NumPy array in ``node.value``
+    variable      a read of a captured ``me.Variable`` (``v0``), at this point of the program
+    call          one call of an eager ``Op`` (``%3 = matmul(x, v0)``): the very Op object the
+                  eager code calls, so kernels and gradient rules are shared, not copied
+    output        not stored as a node: ``graph.outputs`` lists the nodes the function returns
+
+Nodes with ``effect=True`` change the world (assign a variable, print, call Python): a pass may
+never remove, fold, merge or reorder them past each other. A ``variable`` node reads the
+variable's value where it stands, so it must not move past an effect node either.
+
+``run(graph, *inputs)`` interprets a graph: with no tape open it calls each node's kernel on
+NumPy arrays straight from precomputed slots (the fast path); with a tape open it calls each
+node's Op on Tensors, so the tape records the calls and gradients of a graph come for free.
+"""
+import numpy as np
+
+from ..engine import recording
+from ..engine.device import CPU
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor, wrap
+
+KINDS = ("placeholder", "constant", "variable", "call", "output")
+
+
+class Node:
+    """One line of a graph (see the module docstring for the kinds and fields)."""
+
+    __slots__ = ("kind", "name", "op", "inputs", "attrs", "shape", "dtype", "value", "index", "source",
+                 "effect")
+
+    def __init__(self, kind, name, *, op=None, inputs=(), attrs=None, shape=(), dtype=None, value=None,
+                 index=None, source=None, effect=False):
+        if kind not in KINDS:
+            raise ValueError(f"Node kind must be one of {KINDS}, got {kind!r}.")
+        self.kind, self.name, self.op = kind, name, op
+        self.inputs = tuple(inputs)
+        self.attrs = dict(attrs) if attrs else {}
+        self.shape = None if shape is None else tuple(shape)   # None: known only when it runs
+        self.dtype, self.value = dtype, value
+        self.index, self.source, self.effect = index, source, bool(effect)
+
+    def copy(self, **changes):
+        """A new node with the same fields, except those given (``node.copy(inputs=(a, b))``)."""
+        fields = {f: getattr(self, f) for f in self.__slots__ if f not in ("kind", "name")}
+        fields.update(changes)
+        kind, name = fields.pop("kind", self.kind), fields.pop("name", self.name)
+        return Node(kind, name, **fields)
+
+    @property
+    def type_text(self):
+        """``float32[32,10]``; ``float32[?]`` if the shape is unknown; ``()`` for an effect that returns nothing."""
+        if self.dtype is None:
+            return "()"
+        if self.shape is None:
+            return f"{self.dtype.name}[?]"
+        return f"{self.dtype.name}[{','.join(str(d) for d in self.shape)}]"
+
+    def __repr__(self):
+        return f"<Node {self.name} = {self.kind} {self.op.name if self.op else ''} {self.type_text}>"
+
+
+class Graph:
+    """Nodes in execution order (``nodes``), the placeholders in argument order (``inputs``) and
+    the nodes returned (``outputs``). Passes never change a graph: they build a new one."""
+
+    def __init__(self, nodes, inputs, outputs, name="f"):
+        self.nodes, self.inputs, self.outputs, self.name = list(nodes), list(inputs), list(outputs), name
+        self._plan = None   # run()'s precomputed plan, built on first run
+
+    def copy(self):
+        """A deep copy of the nodes (new Node objects, same ops, attrs and values)."""
+        new = {}
+        for node in self.nodes:
+            new[node] = node.copy(inputs=tuple(new[i] for i in node.inputs), attrs=dict(node.attrs))
+        return Graph(new.values(), [new[n] for n in self.inputs], [new[n] for n in self.outputs], self.name)
+
+    def __len__(self):
+        return len(self.nodes)
+
+    @property
+    def has_effects(self):
+        return any(n.effect for n in self.nodes)
+
+    def count(self, kind=None):
+        """How many nodes (of one kind, e.g. "call")."""
+        return sum(1 for n in self.nodes if kind is None or n.kind == kind)
+
+    # ---- the listing ----------------------------------------------------------------------
+    def __str__(self):
+        args = ", ".join(f"{n.name}: {n.type_text}" for n in self.inputs)
+        body = [n for n in self.nodes if n.kind != "placeholder"]
+        width = max([len(n.name) for n in body] + [1])
+        type_width = max([len(n.type_text) for n in body] + [1])
+        lines = [f"def {self.name}({args}):"]
+        for n in body:
+            lines.append(f"    {n.name:<{width}} : {n.type_text:<{type_width}} = {_right_side(n)}".rstrip())
+        lines.append(f"    return {', '.join(n.name for n in self.outputs) or '()'}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<Graph {self.name}: {len(self.nodes)} nodes, {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
+
+    def draw(self, title=None, direction="LR", builtin_layout=True):
+        """The graph drawn in the tape debugger's visual language (an SVG in a notebook)."""
+        from .draw import draw
+        return draw(self, title, direction, builtin_layout)
+
+    def _repr_pretty_(self, p, cycle):   # IPython prints the listing, not the repr
+        p.text(str(self))
+
+
+def _right_side(n):
+    if n.kind == "constant":
+        return f"constant {_value_text(n.value)}"
+    if n.kind == "variable":
+        return f"variable '{n.value.name}'"
+    text = f"{n.op.name}({', '.join(i.name for i in n.inputs)})"
+    if n.index is not None:
+        text += f"[{n.index}]"
+    if n.attrs:
+        text += " {" + ", ".join(f"{k}={_value_text(v)}" for k, v in sorted(n.attrs.items())) + "}"
+    if n.effect:
+        text += "  !effect"
+    return text
+
+
+def _value_text(v):
+    """A short, stable text for an attribute or a constant (never a memory address)."""
+    if isinstance(v, np.ndarray):
+        if v.ndim == 0:
+            return _value_text(v.item())
+        if v.size <= 4:
+            return np.array2string(v, precision=6, separator=",").replace("\n", "")
+        return f"<{v.dtype}[{','.join(map(str, v.shape))}]>"
+    if isinstance(v, (float, np.floating)):
+        text = f"{float(v):.6g}"
+        return text + ".0" if text.lstrip("-").isdigit() else text   # 2.0, not 2: it is a float
+    if isinstance(v, (bool, int, np.integer, type(None))):
+        return str(v)
+    if isinstance(v, str):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        inner = ",".join(_value_text(x) for x in v)
+        return f"({inner}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f"[{inner}]"
+    name = getattr(v, "name", None)              # a Variable, a DType, an optimizer ...
+    if isinstance(name, str):
+        return name
+    if isinstance(v, Tensor):
+        return f"<tensor {v.dtype.name}{list(v.shape)}>"
+    return getattr(v, "__qualname__", None) or type(v).__name__   # a function: its name
+
+
+# ---- the interpreter --------------------------------------------------------------------------
+# A plan is a list of steps, one per node that does work; each step is a tuple
+# (code, slot, fn, a, b, attrs), read by run() without any lookups:
+_ONE, _TWO, _MANY, _READ, _PICK = range(5)   # fn(env[a]); fn(env[a], env[b]); fn(*env[a], **attrs);
+                                             # env <- variable fn's value; env[a][b] (one of several outputs)
+
+
+def _plan(graph):
+    """Precompute every node's slot, its kernel and the slots of its arguments."""
+    slot = {node: i for i, node in enumerate(graph.nodes)}
+    env = [None] * (len(graph.nodes) + len(graph.nodes))   # node slots, then one slot per multi-output call
+    steps, groups = [], {}
+    for node in graph.nodes:
+        i = slot[node]
+        if node.kind == "constant":
+            env[i] = node.value
+        elif node.kind == "variable":
+            steps.append((_READ, i, node.value, None, None, None))
+        elif node.kind == "call":
+            kernel = node.op._kernels.get(CPU) or node.op._load_kernel(CPU)
+            ins = tuple(slot[x] for x in node.inputs)
+            target = i
+            if node.index is not None:    # one of several outputs: compute the call once, then pick
+                key = (node.op, ins, tuple(sorted((k, id(v)) for k, v in node.attrs.items())))
+                if key not in groups:
+                    groups[key] = len(graph.nodes) + len(groups)
+                    steps.append(_call_step(groups[key], kernel, ins, node.attrs))
+                steps.append((_PICK, i, None, groups[key], node.index, None))
+                continue
+            steps.append(_call_step(target, kernel, ins, node.attrs))
+    inputs = [slot[n] for n in graph.inputs]
+    outputs = [slot[n] for n in graph.outputs]
+    return env, steps, inputs, outputs
+
+
+def _call_step(target, kernel, ins, attrs):
+    if attrs:
+        return (_MANY, target, kernel, ins, None, attrs)
+    if len(ins) == 1:
+        return (_ONE, target, kernel, ins[0], None, None)
+    if len(ins) == 2:
+        return (_TWO, target, kernel, ins[0], ins[1], None)
+    return (_MANY, target, kernel, ins, None, {})
+
+
+def run(graph, *inputs):
+    """Execute ``graph`` on ``inputs`` (NumPy arrays or Tensors, one per placeholder); returns the
+    outputs as a list of Tensors."""
+    if len(inputs) != len(graph.inputs):
+        raise InvalidArgumentError(
+            f"run: graph '{graph.name}' takes {len(graph.inputs)} inputs "
+            f"({', '.join(n.name for n in graph.inputs)}), got {len(inputs)}.")
+    if recording.observers or recording.tracers or recording.check_numerics:
+        return _run_ops(graph, inputs)   # a tape (or an outer trace) must see every op
+    return [wrap(a) for a in run_arrays(graph, [x._value if isinstance(x, Tensor) else x for x in inputs])]
+
+
+def run_arrays(graph, arrays):
+    """The fast path of ``run``: NumPy arrays in, NumPy arrays out, each node's kernel called
+    straight from the precomputed plan (no Tensors, no tapes)."""
+    if graph._plan is None:
+        graph._plan = _plan(graph)
+    template, steps, input_slots, output_slots = graph._plan
+    env = template.copy()
+    for s, x in zip(input_slots, arrays):
+        env[s] = x
+    for code, out, fn, a, b, attrs in steps:
+        if code == _TWO:
+            env[out] = fn(env[a], env[b])
+        elif code == _ONE:
+            env[out] = fn(env[a])
+        elif code == _MANY:
+            env[out] = fn(*[env[i] for i in a], **attrs)
+        elif code == _READ:
+            env[out] = fn._value
+        else:
+            env[out] = env[a][b]
+    return [env[s] for s in output_slots]
+
+
+def _run_ops(graph, inputs):
+    """The slow path: each node through its eager Op, on Tensors (tapes record, traces inline)."""
+    values = {}
+    for node, x in zip(graph.inputs, inputs):
+        values[node] = x if isinstance(x, Tensor) else wrap(np.asarray(x))
+    results = {}
+    for node in graph.nodes:
+        if node.kind == "placeholder":
+            continue
+        if node.kind == "constant":
+            values[node] = wrap(node.value)
+        elif node.kind == "variable":
+            values[node] = node.value          # the Variable itself: a tape sees it and watches it
+        elif node.index is None:
+            values[node] = node.op(*[values[i] for i in node.inputs], **node.attrs)
+        else:
+            key = (node.op, tuple(id(values[i]) for i in node.inputs),
+                   tuple(sorted((k, id(v)) for k, v in node.attrs.items())))
+            if key not in results:
+                results[key] = node.op(*[values[i] for i in node.inputs], **node.attrs)
+            values[node] = results[key][node.index]
+    return [_plain(values[n]) for n in graph.outputs]
+
+
+def _plain(t):
+    """A returned Variable becomes its current value, as on the fast path (in a trace: a read)."""
+    from ..autodiff.variable import Variable
+    if not isinstance(t, Variable):
+        return t
+    return recording.tracers[-1].read(t) if recording.tracers else wrap(t._value, t._device)

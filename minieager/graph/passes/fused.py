@@ -1,0 +1,301 @@
+"""``FusedOp``: a group of elementwise ops run as one generated numba loop.
+
+Elementwise fusion (``fusion.py``) replaces a chain or tree of elementwise calls, such as
+``tanh(x * w + b) * 0.5 + x``, by one call whose op is a ``FusedOp``. Its kernel is Python source
+written here, one line per fused op, computing every element in one pass over the output
+instead of one pass (and one temporary array) per op::
+
+    @njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
+    def fused_kernel(in0, in1, in2, in3, out):
+        for i in prange(out.size):
+            a0 = in0[i]
+            v0 = float32(a0 * in1)
+            v1 = float32(v0 + in2)
+            ...
+            out[i] = v4
+
+Each line rounds to the op's own dtype (``float32(...)``), so the fused loop computes what the
+eager ops compute, op by op. Operands are read in one of three ways, chosen from their static
+shapes: a full operand element by element (``in0[i]``), a one-element operand as a scalar
+(``in1``), and a row broadcast over leading axes (a bias ``(16,)`` against ``(32, 26, 26, 16)``)
+as ``in2[j]`` in a loop nest ``out[r, j]``, with no broadcast copy. Any other broadcast is copied
+to the output's shape first.
+
+numba caches compiled code only for functions defined in a real file, so the source is written
+to ``<cache>/minieager/fused/fused_<hash of the source>.py`` and imported from there; a later
+process finds the file and numba's cache beside it, and compiles nothing.
+
+The gradient: a ``FusedOp``'s VJP runs its members' own gradient rules backwards (the chain rule),
+after recomputing the intermediate values it did not keep, with minieager ops, so a tape around a
+``me.function`` call gets the same gradients as the unfused graph, second derivatives included.
+"""
+import hashlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...engine import dtypes
+from ...engine.device import device_type
+from ...engine.op import Op
+from ...kernels.registry import get_kernel
+
+# op name -> its formula on one element; {0}, {1}, {2} are its operands, {alpha} an attr.
+# Helpers with a branch (sign, relu, sigmoid ...) come from kernels/cpu/loops/scalar.py.
+TEMPLATES = {
+    "negative": "-{0}", "abs": "abs({0})", "sign": "sign({0})", "square": "{0} * {0}",
+    "sqrt": "np.sqrt({0})", "rsqrt": "1 / np.sqrt({0})", "reciprocal": "1 / {0}",
+    "exp": "vexp({0})", "log": "np.log({0})", "log1p": "np.log1p({0})", "expm1": "np.expm1({0})",
+    "sin": "np.sin({0})", "cos": "np.cos({0})", "tanh": "vtanh({0})", "sigmoid": "sigmoid({0})",
+    "softplus": "softplus({0})", "relu": "relu({0})", "leaky_relu": "{0} if {0} >= 0 else {alpha} * {0}",
+    "isnan": "np.isnan({0})", "isfinite": "np.isfinite({0})", "logical_not": "not {0}", "cast": "{0}",
+    "add": "{0} + {1}", "bias_add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}", "divide": "{0} / {1}",
+    "floordiv": "{0} // {1}", "mod": "{0} % {1}", "pow": "{0} ** {1}",
+    "maximum": "maximum({0}, {1})", "minimum": "minimum({0}, {1})",
+    "equal": "{0} == {1}", "not_equal": "{0} != {1}", "less": "{0} < {1}", "less_equal": "{0} <= {1}",
+    "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
+    "logical_and": "{0} and {1}", "logical_or": "{0} or {1}", "logical_xor": "{0} != {1}",
+    "relu_grad": "{0} if {1} > 0 else 0", "tanh_grad": "{0} * (1 - {1} * {1})",
+    "sigmoid_grad": "{0} * {1} * (1 - {1})", "where": "{1} if {0} else {2}",
+}
+FUSIBLE_DTYPES = (dtypes.float32, dtypes.float64, dtypes.bool_)   # numba has no float16 arithmetic
+
+_HEADER = '''\
+import numpy as np
+from numba import njit, prange
+from numpy import float32, float64
+
+from minieager.kernels.cpu.loops.scalar import maximum, minimum, relu, sigmoid, sign, softplus
+from minieager.kernels.cpu.loops.vecmath import vexp, vtanh
+
+
+@njit(parallel=True, cache=True, error_model="numpy", fastmath={{"contract"}})
+def fused_kernel({args}):
+'''
+
+
+@dataclass(frozen=True)
+class Member:
+    """One fused op: ``values[n] = op(values[args[0]], ...)``. Values 0..k-1 are the fused node's
+    inputs; member i computes value k + i."""
+    op: Op
+    args: tuple
+    attrs: dict
+    dtype: object
+    name: str       # the node it was, for the listing
+
+
+def _trim(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def operand_modes(shapes, out_shape):
+    """How the kernel reads each operand, from its static shape: ``(modes, row_length)``.
+
+    ``"scalar"``: one element, broadcast to all. ``"row"``: it equals the output's trailing axes
+    (a bias), read as ``in[j]`` in a loop nest over ``out[r, j]``; every row operand must have the
+    same row (the longest wins; the others become full). ``"full"``: anything else.
+    """
+    out_shape = tuple(out_shape)
+    size = int(np.prod(out_shape))
+    rows = [_trim(s) for s in shapes
+            if int(np.prod(s)) > 1 and _trim(s) != out_shape and _trim(s) == out_shape[len(out_shape) - len(_trim(s)):]]
+    row = max(rows, key=len) if rows else None
+    modes = []
+    for shape in shapes:
+        if int(np.prod(shape)) == 1 and size > 1:
+            modes.append("scalar")
+        elif row is not None and int(np.prod(shape)) > 1 and _trim(shape) == row:
+            modes.append("row")
+        else:
+            modes.append("full")
+    return modes, (int(np.prod(row)) if row is not None else None)
+
+
+def generate_source(members, modes):
+    """The numba source that computes ``members`` on operands read as ``modes`` say."""
+    k = len(modes)
+    rows = "row" in modes
+    names = []
+    body = []
+    indent = "        " if not rows else "            "
+    for n, mode in enumerate(modes):
+        if mode == "scalar":
+            names.append(f"in{n}")
+        else:
+            body.append(f"{indent}a{n} = in{n}[{'i' if not rows else ('r, j' if mode == 'full' else 'j')}]")
+            names.append(f"a{n}")
+    for i, member in enumerate(members):
+        operands = [names[a] for a in member.args]
+        attrs = {key: f"{member.dtype.name}({float(value)!r})" for key, value in member.attrs.items()
+                 if key == "alpha"}
+        expression = TEMPLATES[member.op.name].format(*operands, **attrs)
+        if member.dtype.is_floating:
+            expression = f"{member.dtype.name}({expression})"
+        body.append(f"{indent}v{i} = {expression}")
+        names.append(f"v{i}")
+    body.append(f"{indent}out[{'i' if not rows else 'r, j'}] = v{len(members) - 1}")
+    args = ", ".join([f"in{n}" for n in range(k)] + ["out"])
+    if rows:
+        loop = ["    for r in prange(out.shape[0]):", "        for j in range(out.shape[1]):"]
+    else:
+        loop = ["    for i in prange(out.size):"]
+    return _HEADER.format(args=args) + "\n".join(loop + body) + "\n"
+
+
+def source_dir():
+    """Where generated kernels are written: beside numba's cache (``config.numba_cache_dir``)."""
+    from ... import config
+    base = config.numba_cache_dir()
+    if base is None:
+        cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(cache_home, "minieager", "numba")
+    return os.path.join(os.path.dirname(base), "fused")
+
+
+_loaded = {}   # source hash -> (the compiled function, its file), once per process
+
+
+def load(source):
+    """``(fused_kernel function, file)`` for ``source``: the file is written once, then reused."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
+    if digest in _loaded:
+        return _loaded[digest]
+    folder = source_dir()
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"fused_{digest}.py")
+    if not os.path.exists(path):       # an existing file keeps its timestamp, and numba its cache
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w") as f:
+            f.write(source)
+        os.replace(partial, path)      # atomic: another process never imports half a file
+    name = f"minieager_fused_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    _loaded[digest] = module.fused_kernel, path
+    return _loaded[digest]
+
+
+class FusedKernel:
+    """The CPU kernel of a ``FusedOp``: prepares the operands, allocates ``out``, runs the loop.
+
+    ``source`` is the generated Python; ``print(kernel)`` shows it.
+    """
+
+    def __init__(self, members, input_shapes, shape, dtype):
+        self.members, self.shape, self.dtype = members, tuple(shape), dtype
+        self.size = int(np.prod(shape))
+        modes, self.row_length = operand_modes(input_shapes, shape)
+        self.modes = tuple(modes)
+        self.rows = self.row_length is not None
+        self.source = generate_source(members, self.modes)
+        self.path = None
+        self._function = None
+
+    def __call__(self, *arrays):
+        from ...kernels.cpu.threads import use_threads_for
+        if self._function is None:
+            self._function, self.path = load(self.source)
+        out = np.empty(self.shape, self.dtype.np_dtype)
+        if self.rows:
+            rows = self.size // self.row_length
+            args = [_operand(a, mode, self.shape, (rows, self.row_length), self.row_length)
+                    for a, mode in zip(arrays, self.modes)]
+            use_threads_for(self.size, rows)
+            self._function(*args, out.reshape(rows, self.row_length))
+        else:
+            args = [_operand(a, mode, self.shape, (self.size,), None) for a, mode in zip(arrays, self.modes)]
+            use_threads_for(self.size)
+            self._function(*args, out.reshape(self.size))
+        return out
+
+    def __str__(self):
+        return self.source
+
+    def __repr__(self):
+        return f"<FusedKernel of {len(self.members)} ops, output {self.shape} {self.dtype.name}>"
+
+
+def _operand(a, mode, shape, flat_shape, row_length):
+    if mode == "scalar":
+        return a.reshape(-1)[0]            # a NumPy scalar: numba types it float32, bool ...
+    if mode == "row":
+        return np.ascontiguousarray(a).reshape(row_length)
+    if a.shape != shape:
+        a = np.broadcast_to(a, shape)      # a broadcast no mode covers: copied to full size
+    return np.ascontiguousarray(a).reshape(flat_shape)
+
+
+class FusedOp(Op):
+    """An op that computes a group of elementwise ops in one loop (see the module docstring).
+
+    It is an ``Op`` like any other: the executor calls it, a tape records it and runs its VJP.
+    ``members`` are the fused ops in order; the last one's value is the output.
+    """
+
+    __slots__ = ("members", "kernel")
+
+    def __init__(self, members, input_shapes, shape, dtype, formula):
+        n = len(input_shapes)
+        super().__init__("fused", [f"in{k}" for k in range(n)], formula,
+                         grads=("its ops' gradient rules, chained",) * n, vjp=self._vjp, selective=True)
+        self.members = tuple(members)
+        self.kernel = FusedKernel(self.members, input_shapes, shape, dtype)
+
+    @property
+    def source(self):
+        return self.kernel.source
+
+    def _load_kernel(self, device):
+        if device_type(device) == "cpu":
+            kernel = self.kernel
+        else:   # no code generator for this device: the members' own kernels, one after another
+            kernel = self._unfused(device_type(device))
+        self._kernels[device] = kernel
+        return kernel
+
+    def _unfused(self, kind):
+        kernels = [get_kernel(member.op.name, kind) for member in self.members]
+
+        def run(*arrays):
+            values = list(arrays)
+            for member, kernel in zip(self.members, kernels):
+                values.append(kernel(*[values[a] for a in member.args], **member.attrs))
+            return values[-1]
+        return run
+
+    def _vjp(self, dy, *inputs, out, needs):
+        """The chain rule through the members, last to first, with their own VJPs."""
+        from ...autodiff.backprop import unbroadcast
+        from ...ops.elementwise import add
+        n = len(inputs)
+        values = list(inputs)
+        for member in self.members[:-1]:   # the intermediates, recomputed with minieager ops
+            values.append(member.op(*[values[a] for a in member.args], **member.attrs))
+        values.append(out)
+        wanted = list(needs)
+        for member in self.members:
+            wanted.append(member.op.vjp is not None and any(wanted[a] for a in member.args))
+        grads = [None] * len(values)
+        grads[-1] = dy
+        for i in reversed(range(len(self.members))):
+            member, grad = self.members[i], grads[n + i]
+            if grad is None or not wanted[n + i]:
+                continue
+            attrs = dict(member.attrs)
+            if member.op.selective:
+                attrs["needs"] = tuple(wanted[a] for a in member.args)
+            sent = member.op.vjp(grad, *[values[a] for a in member.args], out=values[n + i], **attrs)
+            for a, g in zip(member.args, sent):
+                if g is None or not wanted[a]:
+                    continue
+                g = unbroadcast(g, values[a]._value.shape)
+                grads[a] = g if grads[a] is None else add(grads[a], g)
+        return tuple(grads[:n])

@@ -1,0 +1,95 @@
+"""Symbolic tensors: what a traced function computes with while ``me.function`` records it.
+
+A ``SymbolicTensor`` is a Tensor that stands for a node of the graph being recorded. It carries
+a *stand-in* array of the node's shape and dtype in ``_value``, so the eager op functions (which
+read ``x._value.shape`` to check their arguments) work on it unchanged, and the tracer learns
+each op's output shape and dtype by running the op's kernel on the stand-ins (see tracing.py).
+Its *values* mean nothing, so everything that would read them (``.numpy()``, ``bool()``, a
+Python ``if``) raises an error that says why and what to use instead.
+"""
+import numpy as np
+
+from ..engine.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ..engine.tensor import Tensor
+
+
+def no_value_error(t, what):
+    return OperatorNotAllowedInGraphError(
+        f"{what} needs the value of tensor '{t._node.name}' ({t._node.type_text}), but me.function is "
+        f"tracing '{t._tracer.name}': while tracing, tensors are symbolic and get a value only when the "
+        f"graph runs. A Python `if`/`while` on a tensor cannot be recorded: use me.cond(pred, true_fn, "
+        f"false_fn) or me.while_loop(cond, body, loop_vars). To print values on every call use me.print; "
+        f"to debug with real values run the function eagerly: me.config.run_functions_eagerly(True).")
+
+
+class UnknownShape:
+    """The stand-in of a tensor whose shape is unknown until it runs (a placeholder declared without
+    a shape, the output of a py_function given only a dtype): any use that needs the shape fails."""
+
+    __slots__ = ("name", "dtype")
+
+    def __init__(self, name, dtype):
+        self.name, self.dtype = name, dtype
+
+    def __getattr__(self, attr):
+        raise InvalidArgumentError(
+            f"Tensor '{self.name}' has no known shape while the graph is built, so ops that need it cannot be "
+            f"recorded. Give it a shape: me.compat.v1.placeholder(dtype, shape=[...]), or "
+            f"Tout=me.TensorSpec(shape, dtype) for a py_function.")
+
+
+class TraceOver:
+    """The stand-in of a symbolic tensor once its trace is over (kept in a list, a global, returned
+    from a branch ...): any use of it fails, instead of computing with a meaningless stand-in."""
+
+    __slots__ = ("name", "trace")
+
+    def __init__(self, name, trace):
+        self.name, self.trace = name, trace
+
+    def __getattr__(self, attr):
+        raise InvalidArgumentError(
+            f"Tensor '{self.name}' belongs to the trace of '{self.trace}', which is over: a symbolic tensor "
+            f"cannot leave the function (or graph) that made it. Return it from the function instead.")
+
+
+class SymbolicTensor(Tensor):
+    """A tensor being traced: node ``_node`` of the graph that ``_tracer`` records."""
+
+    __slots__ = ("_node", "_tracer")
+
+    def numpy(self):
+        raise no_value_error(self, ".numpy()")
+
+    def __array__(self, dtype=None, copy=None):
+        raise no_value_error(self, "Converting it to a NumPy array")
+
+    def __bool__(self):
+        raise no_value_error(self, "Using it as a Python bool (if, while, and, or, not)")
+
+    def __float__(self):
+        raise no_value_error(self, "float()")
+
+    def __int__(self):
+        raise no_value_error(self, "int()")
+
+    def __index__(self):
+        raise no_value_error(self, "Using it as a Python index")
+
+    def __format__(self, spec):
+        return str(self)
+
+    def __repr__(self):
+        return f"<me.Tensor '{self._node.name}' {self._node.type_text} (symbolic, traced in '{self._tracer.name}')>"
+
+    __str__ = __repr__
+    __hash__ = Tensor.__hash__
+
+
+def stand_in(shape, dtype, name):
+    """The array a fresh placeholder computes with while tracing: ones for floats (no log(0), no
+    division by zero), zeros for integers (a valid index or label for any size), or an
+    ``UnknownShape`` when the shape is not known."""
+    if shape is None:
+        return UnknownShape(name, dtype)
+    return (np.zeros if dtype.is_integer else np.ones)(shape, dtype.np_dtype)

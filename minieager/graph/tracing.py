@@ -1,0 +1,222 @@
+"""The tracer: records the ops a Python function calls into a ``Graph``.
+
+While a ``Tracer`` is open it sits in ``engine.recording.tracers``; ``Op.__call__`` checks that
+list first (one ``if`` on the eager path) and hands every call to ``Tracer.call`` instead of
+running it. The tracer turns the inputs into nodes (a symbolic tensor is already one, a
+Variable becomes a ``variable`` read, any other tensor a ``constant``), appends a ``call`` node,
+and returns symbolic tensors for its outputs.
+
+Shapes and dtypes by evaluation: the tracer runs the op's own kernel once on the inputs'
+stand-in arrays (ones for arguments, the real values for variables and constants) and reads
+the result's shape and dtype. So there is no second set of shape rules to keep in step with the
+kernels, and every check an op function does eagerly happens while tracing too. The price is
+one eager run of the function per trace (for the guide's CNN step well under a second); the
+stand-in values themselves are never used.
+
+Gradient tapes opened *inside* the traced function see each call as they would eagerly, so
+``tape.gradient`` records the backward ops into the same graph. Tapes open *outside* are
+paused while tracing: they record the graph's ops when it runs instead.
+"""
+import itertools
+import linecache
+import os
+import sys
+
+import numpy as np
+
+from ..autodiff.variable import Variable
+from ..engine import recording
+from ..engine.device import CPU
+from ..engine.dtypes import BY_NUMPY
+from ..engine.errors import InvalidArgumentError
+from ..engine.tensor import Tensor, _next_id
+from .ir import Graph, Node
+from .symbolic import SymbolicTensor, TraceOver, UnknownShape, stand_in
+
+DATA_DEPENDENT_SHAPES = {"where_indices"}   # ops whose output shape depends on values: not traceable
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../minieager
+
+
+class Tracer:
+    """Records one graph. ``parent`` is the enclosing tracer for a branch or loop body (me.cond,
+    me.while_loop): tensors of the parent become extra placeholders, listed in ``captures`` as
+    (outer tensor or variable, inner placeholder) pairs."""
+
+    def __init__(self, name, parent=None, capture_variables=False):
+        self.name, self.parent, self.capture_variables = name, parent, capture_variables
+        self.nodes, self.placeholders, self.captures = [], [], []
+        self._calls = itertools.count()
+        self._constants = {}      # id(tensor) -> (tensor, its symbolic node): one node per constant tensor
+        self._reads = {}          # id(variable) -> (variable, its symbolic value now)
+        self._names = set()
+        self._made = []           # every symbolic tensor made, for close()
+
+    # ---- opening and closing -----------------------------------------------------------------
+    def __enter__(self):
+        # Tapes opened outside the function must not record the trace (they record the graph's run).
+        self._paused = recording.observers[:]
+        recording.observers.clear()
+        recording.tracers.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        recording.tracers.remove(self)
+        recording.observers[:] = self._paused
+        return False
+
+    def close(self):
+        """The trace is over: its symbolic tensors drop their stand-ins and refuse any further use."""
+        for t in self._made:
+            t._value = TraceOver(t._node.name, self.name)
+        self._made = []
+
+    def graph(self, outputs):
+        """The recorded graph, returning the symbolic tensors (or tensors, variables) ``outputs``."""
+        out_nodes = [self.symbolic(t)._node for t in outputs]
+        return Graph(self.nodes, self.placeholders, out_nodes, name=self.name)
+
+    # ---- nodes ----------------------------------------------------------------------------
+    def _unique(self, base):
+        name, n = base, 0
+        while name in self._names:
+            n += 1
+            name = f"{base}_{n}"
+        self._names.add(name)
+        return name
+
+    def _add(self, node, value):
+        self.nodes.append(node)
+        t = object.__new__(SymbolicTensor)
+        t._value, t._dtype, t._device, t._id = value, node.dtype, CPU, _next_id()
+        t._node, t._tracer = node, self
+        self._made.append(t)
+        return t
+
+    def placeholder(self, name, shape, dtype):
+        """A new argument of the graph (shape None: known only when it runs)."""
+        name = self._unique(name)
+        node = Node("placeholder", name, shape=shape, dtype=dtype)
+        t = self._add(node, stand_in(shape, dtype, name))
+        self.placeholders.append(node)
+        return t
+
+    def symbolic(self, t):
+        """The symbolic tensor standing for ``t`` in this graph (making a node for it if needed)."""
+        if type(t) is SymbolicTensor:
+            if t._tracer is self:
+                return t
+            return self._capture(t)
+        if isinstance(t, Variable):
+            return self.read(t)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"me.function: expected a tensor, got {type(t).__name__} ({t!r}).")
+        entry = self._constants.get(t._id)
+        if entry is None:
+            node = Node("constant", self._unique(f"c{len(self._constants)}"), shape=t._value.shape,
+                        dtype=t._dtype, value=t._value, source=_user_source())
+            entry = self._constants[t._id] = (t, self._add(node, t._value))
+        return entry[1]
+
+    def _capture(self, t):
+        """A tensor of an enclosing graph (or, in a cond branch, a variable) used in a branch or loop
+        body: an extra placeholder, fed with the outer value when the cond or while node runs."""
+        if type(t) is SymbolicTensor:
+            tracer = self.parent
+            while tracer is not None and tracer is not t._tracer:
+                tracer = tracer.parent
+            if tracer is None:
+                raise InvalidArgumentError(
+                    f"Tensor '{t._node.name}' belongs to the trace of '{t._tracer.name}', which is over: a "
+                    f"symbolic tensor cannot leave the function that made it. Return it from the function instead.")
+        for outer, inner in self.captures:
+            if outer is t:
+                return inner
+        if type(t) is SymbolicTensor:
+            name, shape = t._node.name.lstrip("%"), t._node.shape
+        else:
+            name, shape = t.name.split(":")[0].replace("/", "_"), t._value.shape
+        inner = self.placeholder(f"{name}_in", shape, t._dtype)
+        self.captures.append((t, inner))
+        return inner
+
+    def read(self, variable):
+        """The variable's value at this point of the program: a ``variable`` node read when the graph
+        runs (after an assignment in this graph, the assigned value; in a cond branch, a capture, so
+        that gradients reach the variable through the cond)."""
+        entry = self._reads.get(variable._id)
+        if entry is None:
+            if self.parent is not None and self.capture_variables:
+                return self._capture(variable)
+            base = variable.name.split(":")[0].replace("/", "_")
+            node = Node("variable", self._unique(base), shape=variable._value.shape, dtype=variable._dtype,
+                        value=variable, source=_user_source())
+            entry = self._reads[variable._id] = (variable, self._add(node, variable._value))
+        return entry[1]
+
+    def forget_reads(self):
+        """After an effect that may assign any variable, later reads must read again."""
+        self._reads.clear()
+
+    # ---- ops ----------------------------------------------------------------------------------
+    def call(self, op, inputs, attrs):
+        """Record one op call (Op.__call__ sends every call here while this tracer is open)."""
+        if "into" in attrs:          # temporary elision writes over an operand: never while tracing
+            attrs = {k: v for k, v in attrs.items() if k != "into"}
+        if op.name in DATA_DEPENDENT_SHAPES:
+            raise InvalidArgumentError(
+                f"{op.name}: its output's shape depends on the input's values (how many are True), but a graph "
+                f"needs every shape before it runs. Inside me.function, keep the shape fixed: me.where(cond, x, y) "
+                f"or a mask multiplied in instead of me.boolean_mask / me.where(cond).")
+        symbols = [self.symbolic(t) for t in inputs]
+        kernel = op._kernels.get(CPU) or op._load_kernel(CPU)
+        with np.errstate(all="ignore"):     # the stand-ins' values mean nothing: no overflow warnings
+            result = kernel(*[s._value for s in symbols], **attrs)
+        results = (result,) if op.num_outputs == 1 else tuple(result)
+        return self.record(op, inputs, attrs, results, symbols=symbols)
+
+    def effect(self, op, inputs, attrs):
+        """Record a call of an EffectOp (assign, print, py_function ...): its kernel does not run now;
+        ``op.stand_in`` says what it will return, ``op.traced`` what it changes."""
+        symbols = [self.symbolic(t) for t in inputs]
+        results = op.stand_in([s._value for s in symbols], **attrs)
+        outputs = self.record(op, inputs, attrs, results, symbols=symbols, effect=True)
+        op.traced(self, attrs, outputs if op.num_outputs > 1 else (outputs,))
+        return outputs
+
+    def record(self, op, inputs, attrs, results, symbols=None, effect=False):
+        """Append the call's node(s), with ``results`` (one stand-in per output) giving shapes and
+        dtypes; tapes opened inside the function see the call as they would eagerly."""
+        if symbols is None:
+            symbols = [self.symbolic(t) for t in inputs]
+        source = _user_source()
+        in_nodes = tuple(s._node for s in symbols)
+        outputs = []
+        for i, r in enumerate(results):
+            name = f"%{next(self._calls)}"
+            if r is None:                                       # an effect that returns nothing
+                shape, dtype = (), None
+            elif isinstance(r, UnknownShape):
+                shape, dtype = None, r.dtype
+                r = UnknownShape(name, dtype)
+            else:
+                shape, dtype = r.shape, BY_NUMPY[r.dtype]
+            node = Node("call", name, op=op, inputs=in_nodes, shape=shape, dtype=dtype,
+                        index=None if op.num_outputs == 1 else i, source=source, effect=effect)
+            node.attrs = attrs           # as given: multi-output siblings share one attrs dict
+            outputs.append(self._add(node, r))
+        outputs = tuple(outputs)
+        if not effect:
+            for observer in recording.observers:     # tapes opened inside the function (tape.gradient)
+                observer._observe(op, inputs, outputs, attrs)
+        return outputs[0] if op.num_outputs == 1 else outputs
+
+
+def _user_source():
+    """(filename, line number, line) of the innermost caller outside the minieager package."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    filename, lineno = frame.f_code.co_filename, frame.f_lineno
+    return (filename, lineno, linecache.getline(filename, lineno).strip())

@@ -1,0 +1,26 @@
+"""Drawing a graph with the tape debugger's visual language."""
+import minieager as me
+from minieager.graph.draw import trace_data
+
+
+def test_drawing_has_a_box_per_value_a_pill_per_call_and_source_tooltips():
+    v = me.Variable([1.0, 2.0], name="w")
+
+    @me.function
+    def f(x):
+        y = me.tanh(x * v)      # tooltip line
+        v.assign(y)
+        return y + 1.0
+    graph = f.get_concrete_function(me.ones(2)).graph
+    data, _ = trace_data(graph)
+    kinds = {n["id"]: n["kind"] for n in data["nodes"]}
+    w_node = next(n.name for n in graph.nodes if n.kind == "variable")   # the name counter is global: w, w_1 ...
+    assert kinds["x"] == "placeholder" and kinds[w_node] == "variable" and kinds["op:%1"] == "op"
+    assert kinds[graph.outputs[0].name] == "target"
+    assert any(n["label"] == "assign_variable (effect)" for n in data["nodes"])
+    assert {"source": "x", "target": "op:%0", "input_index": 0} in [{k: e[k] for k in ("source", "target",
+                                                                   "input_index")} for e in data["edges"]]
+    svg = graph.draw().to_svg()
+    assert svg.startswith("<svg") and svg.count("<title>") >= 4
+    assert "y = me.tanh(x * v)      # tooltip line" in svg
+    assert svg == graph.draw().to_svg()          # the built-in layout: the same picture every time

@@ -1,0 +1,119 @@
+"""py_function / numpy_function nodes, and me.compat.v1 Session / placeholder / py_func."""
+import numpy as np
+import pytest
+
+import minieager as me
+from minieager.engine.errors import InvalidArgumentError
+
+
+def test_py_function_runs_python_every_call(capsys):
+    calls = []
+
+    def double(x):
+        calls.append(me.executing_eagerly())
+        return x * 2.0
+
+    @me.function
+    def f(x):
+        y = me.py_function(double, [x], me.TensorSpec([2], me.float32))
+        return y + 1.0                 # a known shape lets later ops use the result
+    for _ in range(3):
+        np.testing.assert_allclose(f(me.constant([1.0, 2.0])).numpy(), [3.0, 5.0])
+    assert calls == [True, True, True]          # eager inside, every call, never while tracing
+    node = [n for n in f.get_concrete_function(me.constant([1.0, 2.0])).graph.nodes if n.kind == "call"][0]
+    assert node.op.name == "py_function" and node.effect
+
+
+def test_py_function_with_a_dtype_only_has_an_unknown_shape():
+    @me.function
+    def f(x):
+        return me.numpy_function(lambda a: np.sort(a), [x], me.float32)
+    np.testing.assert_allclose(f(me.constant([3.0, 1.0, 2.0])).numpy(), [1.0, 2.0, 3.0])
+    assert "float32[?]" in str(f.get_concrete_function(me.constant([3.0, 1.0, 2.0])).graph)
+
+    @me.function
+    def g(x):
+        return me.numpy_function(lambda a: a, [x], me.float32) + 1.0
+    with pytest.raises(InvalidArgumentError, match="has no known shape.*Tout=me.TensorSpec"):
+        g(me.ones(2))
+
+
+def test_py_function_checks_what_it_returns():
+    f = me.function(lambda x: me.py_function(lambda a: a, [x], me.TensorSpec([3], me.float32)))
+    with pytest.raises(InvalidArgumentError, match="returned shape \\(2,\\), Tout declares \\(3,\\)"):
+        f(me.ones(2))
+
+
+def test_eager_py_function_and_print():
+    np.testing.assert_allclose(me.py_function(lambda a: a + 1.0, [me.ones(2)], me.float32).numpy(), [2.0, 2.0])
+
+
+def test_guide_eager_in_a_graph_environment(capsys):
+    tf = me
+
+    def my_py_func(x):
+        x = tf.matmul(x, x)  # You can use tf ops
+        print(x)  # but it's eager!
+        return x
+
+    with tf.compat.v1.Session() as sess:
+        x = tf.compat.v1.placeholder(dtype=tf.float32)
+        assert not me.executing_eagerly()
+        pf = tf.compat.v1.py_func(my_py_func, [x], tf.float32)
+        result = sess.run(pf, feed_dict={x: [[2.0]]})  # [[4.0]]
+    assert me.executing_eagerly()
+    np.testing.assert_array_equal(result, [[4.0]])
+    assert capsys.readouterr().out == "me.Tensor([[4.]], shape=(1, 1), dtype=float32)\n"
+
+
+def test_seed_placeholder_matmul_session(capsys):
+    tf = me
+    x = tf.compat.v1.placeholder(tf.float32, shape=[1, 1])
+    m = tf.matmul(x, x)
+    with tf.compat.v1.Session() as sess:
+        print(sess.run(m, feed_dict={x: [[2.]]}))
+    assert capsys.readouterr().out == "[[4.]]\n"
+
+
+def test_session_errors():
+    x = me.compat.v1.placeholder(me.float32, shape=[2])
+    y = x * 3.0
+    with me.compat.v1.Session() as sess:
+        with pytest.raises(InvalidArgumentError, match="must feed a value for placeholder 'Placeholder'"):
+            sess.run(y)
+        with pytest.raises(InvalidArgumentError, match="has shape \\(2,\\), but the value fed has shape \\(3,\\)"):
+            sess.run(y, feed_dict={x: [1.0, 2.0, 3.0]})
+        np.testing.assert_allclose(sess.run([y, y * 2.0], feed_dict={x: [1.0, 2.0]})[1], [6.0, 12.0])
+    with pytest.raises(InvalidArgumentError, match="which is over"):
+        y + 1.0
+
+
+def test_explicit_graph_as_default():
+    g = me.compat.v1.Graph()
+    with g.as_default():
+        a = me.compat.v1.placeholder(me.float64, shape=[], name="a")
+        b = a * a
+    assert me.executing_eagerly()
+    with me.compat.v1.Session(graph=g) as sess:
+        assert sess.run(b, feed_dict={a: 3.0}) == 9.0
+
+
+def test_random_ops_draw_anew_on_every_call_and_follow_the_seed():
+    @me.function
+    def noise(x):
+        return x + me.random.normal([3], seed=5)
+    me.random.set_seed(1)
+    graph_draws = [noise(me.zeros(3)).numpy() for _ in range(2)]
+    me.random.set_seed(1)
+    eager_draws = [(me.zeros(3) + me.random.normal([3], seed=5)).numpy() for _ in range(2)]
+    assert not np.array_equal(graph_draws[0], graph_draws[1])
+    np.testing.assert_array_equal(graph_draws, eager_draws)
+    node = [n for n in noise.get_concrete_function(me.zeros(3)).graph.nodes if n.kind == "call"][0]
+    assert node.op.name == "random_normal" and node.effect
+
+
+def test_dropout_in_a_traced_step_masks_differently_each_call():
+    layer = me.layers.Dropout(0.5)
+    f = me.function(lambda x: layer(x, training=True))
+    masks = [f(me.ones(1000)).numpy() != 0 for _ in range(2)]
+    assert 300 < masks[0].sum() < 700 and not np.array_equal(masks[0], masks[1])

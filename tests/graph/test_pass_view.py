@@ -1,0 +1,49 @@
+"""The static pictures of the passes (text and SVG) and the widget that steps through them."""
+import numpy as np
+import pytest
+
+import minieager as me
+from minieager.graph.passes import fusion
+from minieager.graph.passes.view import PassSteps
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fuse_small_graphs():
+    """Fuse the small tensors these tests use (normally only groups of SMALL_SIZE elements and up)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fusion, "MIN_SIZE", 1)
+        yield
+
+
+def traced():
+    def f(x, w):
+        return me.tanh(x * w * 1.0 + x * w) * 0.5
+    return me.function(f).get_concrete_function(me.constant(np.ones((3, 4), np.float32)), me.constant(2.0))
+
+
+def test_text_marks_what_each_pass_did():
+    steps = PassSteps(traced().pass_reports)
+    simplify, cse, dce, fusion = (steps.text(k) for k in range(1, 5))
+    assert simplify.startswith("arithmetic simplification: 10 -> 9 nodes; simplified %1 to %0")
+    assert "=     %1 : float32[3,4] = multiply(%0, c0)" in simplify
+    assert "~     %2 : float32[3,4] = multiply(x, w)" in cse
+    assert "-     c0 : float32[]    = constant 1.0" in dce
+    assert [line[0] for line in fusion.splitlines() if line.startswith("+")] == ["+"] * 5   # 4 members, 1 fused node
+    assert steps.text(0) == "constant folding: 10 -> 10 nodes; no change"
+
+
+def test_svg_draws_both_graphs_with_the_changes_coloured():
+    steps = PassSteps(traced().pass_reports)
+    svg = steps.svg(4)
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "before elementwise fusion: 7 nodes" in svg and "after: 4 nodes" in svg
+    assert svg.count('data-node="%fused0"') == 1 and svg.count("  fused</text>") == 5   # 4 members before, the fused node after
+    html = steps._repr_html_()
+    assert html.count("<svg") == 4        # the four passes that changed something
+
+
+def test_widget_holds_one_page_per_pass():
+    widget = me.widgets.PassStepper(traced())
+    assert len(widget.pages) == 5 and widget.step == 0
+    assert widget.titles[4].startswith("5 / 5 · elementwise fusion: 7 -> 4 nodes")
+    assert "fused %0, %3, %4, %5 into %fused0" in repr(widget)
