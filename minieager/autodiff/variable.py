@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
-from ..engine.recording import tracers
+from ..engine.recording import outside_traces, tracers
 from ..engine.tensor import Tensor, wrap, _next_id
 from ..ops.creation import convert_to_tensor
 from ..ops.elementwise import add, subtract
@@ -44,7 +44,8 @@ class Variable(Tensor):
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None):
         if callable(initial_value):          # Keras initializers pass a thunk
-            initial_value = initial_value()
+            with outside_traces():           # inside me.function too, it runs eagerly, once
+                initial_value = initial_value()
         if dtype is not None and not isinstance(initial_value, Tensor):
             # Straight to the requested dtype: Variable(0.1, dtype=float64) must not pass through float32.
             from ..ops.creation import constant

@@ -14,3 +14,17 @@ def record(op, inputs, outputs, attrs):
     """Offer one op call to every open observer (each decides whether it is watching)."""
     for observer in observers:
         observer._observe(op, inputs, outputs, attrs)
+
+
+class outside_traces:
+    """``with outside_traces():`` runs eagerly even while me.function traces (TF's ``init_scope``):
+    a variable's initial value is computed now, once, not recorded into the graph."""
+
+    def __enter__(self):
+        self._paused = tracers[:]
+        tracers.clear()
+
+    def __exit__(self, *exc):
+        tracers[:] = self._paused
+        return False
+

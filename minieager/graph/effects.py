@@ -114,6 +114,27 @@ def trace_apply_gradients(tracer, optimizer, grads_and_vars, global_step):
     return optimizer.iterations
 
 
+# ---- random numbers ----------------------------------------------------------------------------
+def _random_kernel(draw, shape, dtype):
+    return draw()
+
+
+_random_ops = {}
+
+
+def trace_random(kind, draw, shape, dtype):
+    """A random op inside a trace: an effect node whose kernel draws new numbers on every run (the
+    generator's state changes, so two draws are never merged)."""
+    op = _random_ops.get(kind)
+    if op is None:
+        register_kernel(f"random_{kind}")(_random_kernel)
+        op = _random_ops[kind] = EffectOp(
+            f"random_{kind}", (), f"random {kind} numbers",
+            stand_in=lambda values, draw, shape, dtype: (np.zeros(shape, dtype.np_dtype),),
+            traced=lambda tracer, attrs, outputs: None)
+    return op(draw=draw, shape=tuple(shape), dtype=dtype)
+
+
 # ---- printing ---------------------------------------------------------------------------------
 @register_kernel("print")
 def _print_kernel(*arrays, template, sep, end, stream):

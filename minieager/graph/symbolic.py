@@ -87,8 +87,9 @@ class SymbolicTensor(Tensor):
 
 
 def stand_in(shape, dtype, name):
-    """The array a fresh placeholder computes with while tracing: ones (no division by zero, no
-    log(0) warnings), or an ``UnknownShape`` when the shape is not known."""
+    """The array a fresh placeholder computes with while tracing: ones for floats (no log(0), no
+    division by zero), zeros for integers (a valid index or label for any size), or an
+    ``UnknownShape`` when the shape is not known."""
     if shape is None:
         return UnknownShape(name, dtype)
-    return np.ones(shape, dtype.np_dtype)
+    return (np.zeros if dtype.is_integer else np.ones)(shape, dtype.np_dtype)

@@ -33,6 +33,7 @@ from ..engine.tensor import Tensor, _next_id
 from .ir import Graph, Node
 from .symbolic import SymbolicTensor, TraceOver, UnknownShape, stand_in
 
+DATA_DEPENDENT_SHAPES = {"where_indices"}   # ops whose output shape depends on values: not traceable
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../minieager
 
 
@@ -161,6 +162,11 @@ class Tracer:
         """Record one op call (Op.__call__ sends every call here while this tracer is open)."""
         if "into" in attrs:          # temporary elision writes over an operand: never while tracing
             attrs = {k: v for k, v in attrs.items() if k != "into"}
+        if op.name in DATA_DEPENDENT_SHAPES:
+            raise InvalidArgumentError(
+                f"{op.name}: its output's shape depends on the input's values (how many are True), but a graph "
+                f"needs every shape before it runs. Inside me.function, keep the shape fixed: me.where(cond, x, y) "
+                f"or a mask multiplied in instead of me.boolean_mask / me.where(cond).")
         symbols = [self.symbolic(t) for t in inputs]
         kernel = op._kernels.get(CPU) or op._load_kernel(CPU)
         with np.errstate(all="ignore"):     # the stand-ins' values mean nothing: no overflow warnings

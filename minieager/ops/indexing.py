@@ -22,6 +22,11 @@ def _normalize_index(index, shape):
     out = []
     for item in index:
         if isinstance(item, Tensor):
+            if getattr(item, "_tracer", None) is not None:   # a symbolic tensor of me.function: no value yet
+                from ..engine.errors import OperatorNotAllowedInGraphError
+                raise OperatorNotAllowedInGraphError(
+                    "getitem: indexing with a tensor needs its value, but inside me.function the index is a "
+                    "symbolic tensor (it has a value only when the graph runs). Use me.gather(x, indices) instead.")
             item = item._value
             if item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)

@@ -8,6 +8,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.device import current_device
 from ..engine.errors import InvalidArgumentError
+from ..engine.recording import tracers
 from ..engine.tensor import wrap
 from .creation import _shape_tuple
 
@@ -35,6 +36,15 @@ def _generator(seed):
     return _generators[seed]
 
 
+def _random(kind, draw, shape, dtype):
+    """The tensor ``draw()`` returns; inside me.function, a node that draws anew on every run (a
+    random tensor made while tracing would otherwise be a constant: the same numbers every call)."""
+    if tracers:
+        from ..graph.effects import trace_random
+        return trace_random(kind, draw, shape, dtype)
+    return wrap(draw(), current_device())
+
+
 def _float_dtype(dtype, op):
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
@@ -44,34 +54,44 @@ def _float_dtype(dtype, op):
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = _float_dtype(dtype, "random.normal")
-    values = _generator(seed).normal(float(mean), float(stddev), _shape_tuple(shape, "random.normal"))
-    return wrap(values.astype(dtype.np_dtype), current_device())
+    shape, mean, stddev = _shape_tuple(shape, "random.normal"), float(mean), float(stddev)
+
+    def draw():
+        return _generator(seed).normal(mean, stddev, shape).astype(dtype.np_dtype)
+    return _random("normal", draw, shape, dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples, redrawn until they lie within two standard deviations of the mean."""
     dtype = _float_dtype(dtype, "random.truncated_normal")
-    rng, shape = _generator(seed), _shape_tuple(shape, "random.truncated_normal")
-    values = rng.standard_normal(shape)
-    bad = np.abs(values) > 2
-    while bad.any():
-        values[bad] = rng.standard_normal(int(bad.sum()))
+    shape = _shape_tuple(shape, "random.truncated_normal")
+
+    def draw():
+        rng = _generator(seed)
+        values = rng.standard_normal(shape)
         bad = np.abs(values) > 2
-    return wrap((values * float(stddev) + float(mean)).astype(dtype.np_dtype), current_device())
+        while bad.any():
+            values[bad] = rng.standard_normal(int(bad.sum()))
+            bad = np.abs(values) > 2
+        return (values * float(stddev) + float(mean)).astype(dtype.np_dtype)
+    return _random("truncated_normal", draw, shape, dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform in [minval, maxval) (maxval defaults to 1 for floats; required for ints)."""
     dtype = dtypes.as_dtype(dtype)
     shape = _shape_tuple(shape, "random.uniform")
-    rng = _generator(seed)
-    if dtype.is_integer:
-        if maxval is None:
-            raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
-        values = rng.integers(int(minval), int(maxval), shape)
-    else:
-        values = rng.uniform(float(minval), 1.0 if maxval is None else float(maxval), shape)
-    return wrap(values.astype(dtype.np_dtype), current_device())
+    if dtype.is_integer and maxval is None:
+        raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
+
+    def draw():
+        rng = _generator(seed)
+        if dtype.is_integer:
+            values = rng.integers(int(minval), int(maxval), shape)
+        else:
+            values = rng.uniform(float(minval), 1.0 if maxval is None else float(maxval), shape)
+        return values.astype(dtype.np_dtype)
+    return _random("uniform", draw, shape, dtype)
 
 
 def shuffle(value, seed=None, name=None):
@@ -79,5 +99,8 @@ def shuffle(value, seed=None, name=None):
     from .indexing import gather
     from .creation import convert_to_tensor
     value = convert_to_tensor(value)
-    order = _generator(seed).permutation(value.shape[0])
-    return gather(value, wrap(order.astype(np.int64), value.device))
+    n = value.shape[0]
+
+    def draw():
+        return _generator(seed).permutation(n).astype(np.int64)
+    return gather(value, _random("permutation", draw, (n,), dtypes.int64))

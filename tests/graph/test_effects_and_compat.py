@@ -96,3 +96,24 @@ def test_explicit_graph_as_default():
     assert me.executing_eagerly()
     with me.compat.v1.Session(graph=g) as sess:
         assert sess.run(b, feed_dict={a: 3.0}) == 9.0
+
+
+def test_random_ops_draw_anew_on_every_call_and_follow_the_seed():
+    @me.function
+    def noise(x):
+        return x + me.random.normal([3], seed=5)
+    me.random.set_seed(1)
+    graph_draws = [noise(me.zeros(3)).numpy() for _ in range(2)]
+    me.random.set_seed(1)
+    eager_draws = [(me.zeros(3) + me.random.normal([3], seed=5)).numpy() for _ in range(2)]
+    assert not np.array_equal(graph_draws[0], graph_draws[1])
+    np.testing.assert_array_equal(graph_draws, eager_draws)
+    node = [n for n in noise.get_concrete_function(me.zeros(3)).graph.nodes if n.kind == "call"][0]
+    assert node.op.name == "random_normal" and node.effect
+
+
+def test_dropout_in_a_traced_step_masks_differently_each_call():
+    layer = me.layers.Dropout(0.5)
+    f = me.function(lambda x: layer(x, training=True))
+    masks = [f(me.ones(1000)).numpy() != 0 for _ in range(2)]
+    assert 300 < masks[0].sum() < 700 and not np.array_equal(masks[0], masks[1])

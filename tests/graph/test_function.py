@@ -240,3 +240,17 @@ def test_a_leaked_symbolic_tensor_refuses_to_compute():
     f(me.ones(2))
     with pytest.raises(InvalidArgumentError, match="belongs to the trace of 'f', which is over"):
         leaked[0] + 1.0
+
+
+def test_value_dependent_indexing_is_refused_and_gather_works():
+    table = me.constant([[1.0, 2.0]])          # one row: index 0 is the only valid one
+
+    @me.function
+    def pick(i):
+        return me.gather(table, i)
+    np.testing.assert_allclose(pick(me.constant([0, 0])).numpy(), [[1.0, 2.0], [1.0, 2.0]])
+
+    with pytest.raises(OperatorNotAllowedInGraphError, match="Use me.gather"):
+        me.function(lambda x, i: x[i])(me.ones(3), me.constant(1))
+    with pytest.raises(InvalidArgumentError, match="where_indices: its output's shape depends on the input's values"):
+        me.function(lambda x: me.where(x > 0))(me.ones(3))

@@ -58,3 +58,16 @@ def test_the_step_is_one_graph_with_one_update_effect():
     assert {n.value.name for n in graph.nodes if n.kind == "variable"} == {v.name for v in model.trainable_variables}
     assert any(n.op.name == "relu_grad" for n in graph.nodes if n.kind == "call")   # the backward is in the graph
     assert int(opt.iterations.numpy()) == 0                                        # tracing updated nothing
+
+
+def test_a_model_built_inside_the_first_trace_has_the_eager_initial_weights():
+    me.random.set_seed(3)
+    traced_model = me.Sequential([me.layers.Dense(4, activation="relu"), me.layers.Dense(2)])
+    out = me.function(lambda x: traced_model(x))(me.ones((3, 5)))    # builds the weights while tracing
+    me.random.set_seed(3)
+    eager_model = me.Sequential([me.layers.Dense(4, activation="relu"), me.layers.Dense(2)])
+    np.testing.assert_allclose(out.numpy(), eager_model(me.ones((3, 5))).numpy(), rtol=1e-6)
+    for a, b in zip(traced_model.variables, eager_model.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    v = me.function(lambda: me.Variable(lambda: me.random.normal([2])).read_value())()
+    assert v.shape == (2,)

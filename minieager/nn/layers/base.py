@@ -20,6 +20,7 @@ from ... import nest
 from ...autodiff.variable import Variable, _name_counts as variable_names
 from ...engine import dtypes
 from ...engine.errors import InvalidArgumentError
+from ...engine.recording import outside_traces
 from ...engine.scope import name_scope
 from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
@@ -160,7 +161,8 @@ class Layer:
         dtype = dtypes.as_dtype(dtype or self._dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
-        value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype)
+        with outside_traces():   # built inside me.function: the initial value is drawn now, eagerly, once
+            value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype)
         variable = Variable(value, trainable=trainable, name=f"{self._name}/{name or 'weight'}", dtype=dtype)
         self._weights.append((name or f"weight_{len(self._weights)}", variable))
         return variable
