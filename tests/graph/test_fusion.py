@@ -189,3 +189,12 @@ def test_small_groups_stay_unfused(monkeypatch):
     x = b.placeholder("x", (64, 64))
     y = b.call(E._add, b.call(E.exp.op, x), x)
     assert len(elementwise_fusion.with_report(b.graph(y))[1].fused) == 1
+
+
+def test_unfused_fallback_runs_the_members_own_kernels():
+    """On a device without a code generator a FusedOp runs its members' kernels in turn."""
+    (node,) = calls(elementwise_fusion(tanh_graph((5,), me.float64)))
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal((4, 5)), rng.standard_normal(5), rng.standard_normal(5)]
+    unfused = node.op._unfused("cpu")(*arrays, np.float64(0.5))
+    np.testing.assert_allclose(unfused, np.tanh(arrays[0] * arrays[1] + arrays[2]) * 0.5 + arrays[0], rtol=1e-12)
