@@ -84,7 +84,6 @@ class Member:
     args: tuple
     attrs: dict
     dtype: object
-    name: str       # the node it was, for the listing
 
 
 def _trim(shape):
