@@ -198,3 +198,18 @@ def test_unfused_fallback_runs_the_members_own_kernels():
     arrays = [rng.standard_normal((4, 5)), rng.standard_normal(5), rng.standard_normal(5)]
     unfused = node.op._unfused("cpu")(*arrays, np.float64(0.5))
     np.testing.assert_allclose(unfused, np.tanh(arrays[0] * arrays[1] + arrays[2]) * 0.5 + arrays[0], rtol=1e-12)
+
+
+def test_kernel_source_goes_to_a_temporary_folder_when_the_cache_cannot_be_written(monkeypatch, tmp_path):
+    from minieager.graph.passes import fused
+    blocked = tmp_path / "a-file"               # a folder inside a file cannot be made (even by root)
+    blocked.write_text("")
+    monkeypatch.setattr(fused, "source_dir", lambda: str(blocked / "fused"))
+    monkeypatch.setattr(fused.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(fused, "_loaded", {})
+    source = fused.generate_source([fused.Member(E._add, (0, 1), {}, me.float64)], ["full", "scalar"])
+    function, path = fused.load(source)
+    assert path == str(tmp_path / "tmp" / "minieager-fused" / os.path.basename(path)) and open(path).read() == source
+    out = np.empty(3)
+    function(np.arange(3.0), np.float64(1.5), out)
+    np.testing.assert_array_equal(out, [1.5, 2.5, 3.5])
