@@ -189,3 +189,27 @@ def test_small_groups_stay_unfused(monkeypatch):
     x = b.placeholder("x", (64, 64))
     y = b.call(E._add, b.call(E.exp.op, x), x)
     assert len(elementwise_fusion.with_report(b.graph(y))[1].fused) == 1
+
+
+def test_unfused_fallback_runs_the_members_own_kernels():
+    """On a device without a code generator a FusedOp runs its members' kernels in turn."""
+    (node,) = calls(elementwise_fusion(tanh_graph((5,), me.float64)))
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal((4, 5)), rng.standard_normal(5), rng.standard_normal(5)]
+    unfused = node.op._unfused("cpu")(*arrays, np.float64(0.5))
+    np.testing.assert_allclose(unfused, np.tanh(arrays[0] * arrays[1] + arrays[2]) * 0.5 + arrays[0], rtol=1e-12)
+
+
+def test_kernel_source_goes_to_a_temporary_folder_when_the_cache_cannot_be_written(monkeypatch, tmp_path):
+    from minieager.graph.passes import fused
+    blocked = tmp_path / "a-file"               # a folder inside a file cannot be made (even by root)
+    blocked.write_text("")
+    monkeypatch.setattr(fused, "source_dir", lambda: str(blocked / "fused"))
+    monkeypatch.setattr(fused.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(fused, "_loaded", {})
+    source = fused.generate_source([fused.Member(E._add, (0, 1), {}, me.float64)], ["full", "scalar"])
+    function, path = fused.load(source)
+    assert path == str(tmp_path / "tmp" / "minieager-fused" / os.path.basename(path)) and open(path).read() == source
+    out = np.empty(3)
+    function(np.arange(3.0), np.float64(1.5), out)
+    np.testing.assert_array_equal(out, [1.5, 2.5, 3.5])

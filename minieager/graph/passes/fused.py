@@ -33,6 +33,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,7 +85,6 @@ class Member:
     args: tuple
     attrs: dict
     dtype: object
-    name: str       # the node it was, for the listing
 
 
 def _trim(shape):
@@ -166,14 +166,10 @@ def load(source):
     digest = hashlib.sha1(source.encode()).hexdigest()[:16]
     if digest in _loaded:
         return _loaded[digest]
-    folder = source_dir()
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, f"fused_{digest}.py")
-    if not os.path.exists(path):       # an existing file keeps its timestamp, and numba its cache
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "w") as f:
-            f.write(source)
-        os.replace(partial, path)      # atomic: another process never imports half a file
+    try:
+        path = _write_once(source_dir(), digest, source)
+    except OSError:                    # a read-only home: a temporary folder (compiled again per machine boot)
+        path = _write_once(os.path.join(tempfile.gettempdir(), "minieager-fused"), digest, source)
     name = f"minieager_fused_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -181,6 +177,17 @@ def load(source):
     spec.loader.exec_module(module)
     _loaded[digest] = module.fused_kernel, path
     return _loaded[digest]
+
+
+def _write_once(folder, digest, source):
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"fused_{digest}.py")
+    if not os.path.exists(path):       # an existing file keeps its timestamp, and numba its cache
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w") as f:
+            f.write(source)
+        os.replace(partial, path)      # atomic: another process never imports half a file
+    return path
 
 
 class FusedKernel:

@@ -76,7 +76,7 @@ def fuse(nodes, root):
     members = []
     for node in nodes:
         index[node] = len(index)
-        members.append(Member(node.op, tuple(index[s] for s in node.inputs), dict(node.attrs), node.dtype, node.name))
+        members.append(Member(node.op, tuple(index[s] for s in node.inputs), dict(node.attrs), node.dtype))
     op = FusedOp(members, [s.shape for s in external], root.shape, root.dtype, _formula(members, len(external)))
     return op, external
 
