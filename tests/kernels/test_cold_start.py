@@ -78,8 +78,8 @@ CHECK_EVERY_LOOP_CACHED = """
 from numba.core.registry import CPUDispatcher
 from minieager import warmup
 import minieager.kernels.cpu.loops as loops
-for label, task, dtype in warmup.TASKS:
-    task(dtype)
+for index in range(len(warmup.TASKS)):
+    warmup.run_task(index)
 unreached, compiled = [], []
 for family in ("elementwise", "nn", "reduce"):
     module = getattr(loops, family)
