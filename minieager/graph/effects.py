@@ -92,24 +92,8 @@ apply_gradients = EffectOp(
 def trace_apply_gradients(tracer, optimizer, grads_and_vars, global_step):
     """``optimizer.apply_gradients`` inside a trace: one effect node that runs the eager update
     (the optimizers update arrays in place with NumPy, so the graph calls that very code)."""
-    import warnings
-    pairs = []
-    for grad, var in grads_and_vars:
-        if grad is None:
-            warnings.warn(f"{type(optimizer).__name__}.apply_gradients: the gradient for variable '{var.name}' "
-                          f"is None (the loss does not depend on it), so it is not updated.", stacklevel=3)
-            continue
-        pairs.append((grad, var))
-    if not pairs:
-        raise InvalidArgumentError(
-            f"{type(optimizer).__name__}.apply_gradients: no gradients were given for any variable (all were "
-            f"None). Check that the loss is computed from the variables inside the GradientTape.")
+    pairs = optimizer._checked_pairs(grads_and_vars, stacklevel=4)
     grads = [g for g, _ in pairs]
-    for g, v in pairs:
-        if not isinstance(g, Tensor) or g._value.shape != v._value.shape or g._dtype is not v._dtype:
-            raise InvalidArgumentError(
-                f"{type(optimizer).__name__}.apply_gradients: the gradient for variable '{v.name}' does not "
-                f"match it (shape {tuple(v.shape)}, dtype {v.dtype.name}).")
     apply_gradients(*grads, optimizer=optimizer, variables=tuple(v for _, v in pairs), global_step=global_step)
     return optimizer.iterations
 

@@ -112,16 +112,15 @@ class Optimizer:
             (f"slot/{i}/{slot_name}", slot) for i, (_, slot_name, slot) in enumerate(self._slot_list)]
 
     # ---- updates ------------------------------------------------------------------------
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        """Apply one update per (gradient, variable); None gradients are skipped with a warning."""
-        if tracers:      # inside me.function: one effect node that runs this method (graph/effects.py)
-            from ..graph.effects import trace_apply_gradients
-            return trace_apply_gradients(tracers[-1], self, grads_and_vars, global_step)
+    def _checked_pairs(self, grads_and_vars, stacklevel):
+        """The (gradient, variable) pairs to apply: None gradients left out with a warning, the rest
+        checked against their variable's shape and dtype (eager and traced updates alike)."""
         pairs = []
         for grad, var in grads_and_vars:
             if grad is None:
                 warnings.warn(f"{type(self).__name__}.apply_gradients: the gradient for variable '{var.name}' "
-                              f"is None (the loss does not depend on it), so it is not updated.", stacklevel=2)
+                              f"is None (the loss does not depend on it), so it is not updated.",
+                              stacklevel=stacklevel)
                 continue
             grad = convert_to_tensor(grad)
             if grad._value.shape != var._value.shape or grad._dtype is not var._dtype:
@@ -134,6 +133,14 @@ class Optimizer:
             raise InvalidArgumentError(
                 f"{type(self).__name__}.apply_gradients: no gradients were given for any variable (all were "
                 f"None). Check that the loss is computed from the variables inside the GradientTape.")
+        return pairs
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Apply one update per (gradient, variable); None gradients are skipped with a warning."""
+        if tracers:      # inside me.function: one effect node that runs this method (graph/effects.py)
+            from ..graph.effects import trace_apply_gradients
+            return trace_apply_gradients(tracers[-1], self, grads_and_vars, global_step)
+        pairs = self._checked_pairs(grads_and_vars, stacklevel=3)
         step = int(self.iterations._value) + 1
         for grad, var in pairs:
             self._update(var, grad._value, self._slots_for(var), step)
