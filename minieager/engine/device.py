@@ -1,11 +1,14 @@
 """Device names and the ``with me.device(...)`` context.
 
 Every tensor lives on one device, named like TensorFlow's short names: ``"/cpu:0"``,
-``"/gpu:0"``. Until the CUDA backend lands there is no GPU to place a tensor on, and
-asking for one says so.
+``"/gpu:0"``. A CPU tensor holds a NumPy array, a GPU tensor a numba CUDA device array
+(``minieager/kernels/cuda``, the optional ``cuda`` extra). ``to_host`` and ``to_device`` are the
+only two ways an array crosses between them; without a GPU, asking for one raises a clear error.
 """
 import contextlib
 import re
+
+import numpy as np
 
 from .errors import InvalidArgumentError, NotFoundError
 
@@ -61,3 +64,29 @@ def device(name):
         yield name
     finally:
         _device_stack.pop()
+
+
+def is_host_array(array):
+    """Whether ``array`` lives in host memory (a NumPy array or scalar), not on a GPU."""
+    return isinstance(array, (np.ndarray, np.generic))
+
+
+def to_host(array):
+    """``array`` as a NumPy array: itself if it is one, else a copy from the GPU."""
+    if is_host_array(array):
+        return array
+    from ..kernels.cuda.memory import copy_to_host
+    return copy_to_host(array)
+
+
+def to_device(array, name):
+    """``array`` on the canonical device ``name``: a NumPy array for "/cpu:0", else a device array.
+
+    An array already on the device is returned as it is (tensors' arrays are never written to).
+    """
+    if name == CPU:
+        return to_host(array)
+    if not is_host_array(array):
+        return array
+    from ..kernels.cuda.memory import copy_to_device
+    return copy_to_device(array)

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, wrap
+from ..engine.device import CPU
+from ..engine.tensor import Tensor, place, wrap
 from .creation import convert_to_tensor
 
 _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -28,7 +29,10 @@ def _weak_scalar(value, like, op_name):
             raise InvalidArgumentError(
                 f"{op_name}: the Python number {value} does not fit in the tensor's dtype {dtype.name} "
                 f"(range {dtype.min}..{dtype.max}). Cast the tensor to a wider dtype first.")
-    return wrap(np.array(value, dtype.np_dtype), like._device)
+    device = like._device
+    if device == CPU:
+        return wrap(np.array(value, dtype.np_dtype), device)
+    return place(np.array(value, dtype.np_dtype), device)
 
 
 def cast_to(x, dtype):
@@ -96,7 +100,9 @@ def broadcast_shape(*shapes):
 def check_broadcast(op_name, *tensors):
     """Raise a clear error when the shapes cannot broadcast (before any kernel runs)."""
     try:
-        return np.broadcast(*[t._value for t in tensors]).shape   # one C call, nothing copied
+        if tensors[0]._device == CPU:
+            return np.broadcast(*[t._value for t in tensors]).shape   # one C call, nothing copied
+        return np.broadcast_shapes(*[t._value.shape for t in tensors])   # GPU arrays are not NumPy's
     except ValueError:
         shapes = " and ".join(str(tuple(t._value.shape)) for t in tensors)
         raise InvalidArgumentError(

@@ -6,9 +6,9 @@ the same order. An op-level ``seed=`` gives each call site its own reproducible 
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.device import current_device
+from ..engine.device import CPU, current_device
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import wrap
+from ..engine.tensor import place, wrap
 from .creation import _shape_tuple
 
 _global_seed = None
@@ -44,8 +44,11 @@ def _float_dtype(dtype, op):
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = _float_dtype(dtype, "random.normal")
-    values = _generator(seed).normal(float(mean), float(stddev), _shape_tuple(shape, "random.normal"))
-    return wrap(values.astype(dtype.np_dtype), current_device())
+    shape, device = _shape_tuple(shape, "random.normal"), current_device()
+    if device != CPU:   # drawn on the GPU from a seed the generator gives (kernels/cuda/random.py)
+        return _on_gpu("random_normal", shape, _generator(seed), float(mean), float(stddev), dtype, device)
+    values = _generator(seed).normal(float(mean), float(stddev), shape)
+    return wrap(values.astype(dtype.np_dtype), device)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
@@ -57,7 +60,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     while bad.any():
         values[bad] = rng.standard_normal(int(bad.sum()))
         bad = np.abs(values) > 2
-    return wrap((values * float(stddev) + float(mean)).astype(dtype.np_dtype), current_device())
+    return place((values * float(stddev) + float(mean)).astype(dtype.np_dtype), current_device())
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
@@ -70,8 +73,19 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
             raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
         values = rng.integers(int(minval), int(maxval), shape)
     else:
-        values = rng.uniform(float(minval), 1.0 if maxval is None else float(maxval), shape)
-    return wrap(values.astype(dtype.np_dtype), current_device())
+        low, high = float(minval), 1.0 if maxval is None else float(maxval)
+        if current_device() != CPU:
+            return _on_gpu("random_uniform", shape, rng, low, high, dtype, current_device())
+        values = rng.uniform(low, high, shape)
+    return place(values.astype(dtype.np_dtype), current_device())
+
+
+def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):
+    """A float tensor drawn by the GPU kernel ``kernel_name`` from one 63-bit seed that ``rng`` gives,
+    so a seeded program draws the same numbers on every run (not the CPU's numbers: another generator)."""
+    from ..kernels.registry import get_kernel
+    seed = int(rng.integers(0, 2**63 - 1))
+    return wrap(get_kernel(kernel_name, "gpu")(shape, seed, a, b, dtype.np_dtype), device)
 
 
 def shuffle(value, seed=None, name=None):
@@ -80,4 +94,4 @@ def shuffle(value, seed=None, name=None):
     from .creation import convert_to_tensor
     value = convert_to_tensor(value)
     order = _generator(seed).permutation(value.shape[0])
-    return gather(value, wrap(order.astype(np.int64), value.device))
+    return gather(value, place(order.astype(np.int64), value.device))
