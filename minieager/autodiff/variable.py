@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.device import CPU, to_device, to_host
 from ..engine.errors import InvalidArgumentError
 from ..engine.tensor import Tensor, wrap, _next_id
 from ..ops.creation import convert_to_tensor
@@ -52,7 +53,9 @@ class Variable(Tensor):
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
             from ..ops.elementwise import cast
             value = cast(value, dtype)
-        self._value = np.array(value._value, copy=True)
+        # A NumPy value is copied (the caller may still hold it); a GPU array comes from an op or
+        # a copy, and no tensor's array is ever written to, so it can be shared.
+        self._value = np.array(value._value, copy=True) if value._device == CPU else value._value
         self._dtype = value._dtype
         self._device = value._device
         self._id = _next_id()
@@ -86,6 +89,8 @@ class Variable(Tensor):
             raise InvalidArgumentError(
                 f"{method} to Variable '{self._name}': the value has shape {tuple(new.shape)} but the variable "
                 f"has shape {tuple(self.shape)}. A variable's shape never changes.")
+        if new._device != self._device:   # a CPU value for a GPU variable (or back): copied over, as in TF
+            new = wrap(to_device(to_host(new._value), self._device), self._device)
         return new
 
     def _snapshot(self):

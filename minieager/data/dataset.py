@@ -42,8 +42,8 @@ def _map_structure(fn, structure):
 
 def _to_array(value, dtype=None):
     if isinstance(value, Tensor) and dtype is None:
-        return value._value
-    return constant(value, dtype=dtype)._value
+        return value._host()           # a dataset keeps its data on the host; batches are placed as made
+    return constant(value, dtype=dtype)._host()
 
 
 def _to_tensors(element):

@@ -22,7 +22,7 @@ def _normalize_index(index, shape):
     out = []
     for item in index:
         if isinstance(item, Tensor):
-            item = item._value
+            item = item._host()
             if item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)
         elif isinstance(item, list):
@@ -74,7 +74,7 @@ def gather(params, indices, axis=0, name=None):
         raise InvalidArgumentError(f"gather: indices must be integers, got {indices.dtype.name}.")
     axis = normalize_axis(axis, params.ndim, "gather")
     n = params.shape[axis]
-    values = indices._value
+    values = indices._host()
     if values.size and (values.min() < -n or values.max() >= n):
         bad = values[(values < -n) | (values >= n)].flat[0]
         raise InvalidArgumentError(

@@ -24,7 +24,7 @@ from numba import cuda
 
 from ..registry import _lookup, register_kernel
 from .host import FLOATS, float_kernel, round_trip
-from .memory import THREADS, blocks_for, empty, flat
+from .memory import empty, flat, launch
 
 UNARY = {name: code for code, name in enumerate([
     "identity", "negative", "abs", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "square", "reciprocal",
@@ -72,7 +72,7 @@ def unary(op, x, alpha):
     if op == 16:                                      # log(1 + exp(x)), stable for large |x|
         return max(x, 0) + math.log1p(math.exp(-abs(x)))
     if op == 17:
-        return (x > 0) - (x < 0) if x == x else x
+        return 1.0 if x > 0 else (-1.0 if x < 0 else x)   # 0 and nan stay themselves
     if op == 18:
         return x if x >= 0 else alpha * x
     if op == 19:
@@ -169,7 +169,7 @@ def launch_map(op, x, out_shape, strides, out_dtype, alpha=0.0):
     if out.size:
         shape = _launch_shape(out_shape)
         strides = tuple(strides) or (0,)
-        map_kernel[blocks_for(out.size), THREADS](op, flat(out), shape, flat(x), strides, alpha)
+        map_kernel[launch(out.size)](op, flat(out), shape, flat(x), strides, alpha)
     return out
 
 
@@ -180,7 +180,7 @@ def launch_zip(op, a, b, out_dtype):
         shape = _launch_shape(out_shape)
         a_strides = broadcast_strides(a.shape, shape) if a.ndim else (0,) * len(shape)
         b_strides = broadcast_strides(b.shape, shape) if b.ndim else (0,) * len(shape)
-        zip_kernel[blocks_for(out.size), THREADS](op, flat(out), shape, flat(a), a_strides, flat(b), b_strides)
+        zip_kernel[launch(out.size)](op, flat(out), shape, flat(a), a_strides, flat(b), b_strides)
     return out
 
 

@@ -15,6 +15,18 @@ THREADS = 256
 # At most this many blocks per launch: a grid-stride loop lets each thread do several elements,
 # so huge arrays do not need a grid as large as themselves (and small ones get a small grid).
 MAX_BLOCKS = 4096
+WARP = 32
+
+
+def launch(n):
+    """(blocks, threads per block) for ``n`` elements, one per thread: the grid follows the array.
+
+    A small array gets one block of just enough warps (the simulator runs each thread as a Python
+    thread, so idle threads cost there); a large one THREADS per block, and at most MAX_BLOCKS blocks
+    (the grid-stride loop does the rest). Never 0 blocks: that launch would be an error.
+    """
+    threads = min(THREADS, max(WARP, -(-n // WARP) * WARP))
+    return max(1, min(MAX_BLOCKS, math.ceil(n / threads))), threads
 
 
 if config.ENABLE_CUDASIM:   # tests/gpu run under the simulator, in a process of their own
@@ -26,7 +38,7 @@ if config.ENABLE_CUDASIM:   # tests/gpu run under the simulator, in a process of
 
 
 def copy_to_device(array):
-    return cuda.to_device(np.ascontiguousarray(array))
+    return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
 
 
 def copy_to_host(array):
@@ -35,12 +47,6 @@ def copy_to_host(array):
 
 def empty(shape, dtype):
     return cuda.device_array(tuple(int(s) for s in shape), np.dtype(dtype))
-
-
-def blocks_for(n, threads=THREADS):
-    """Blocks for ``n`` elements at ``threads`` per block: enough for one element per thread, at
-    least 1 (a launch of 0 blocks is an error), at most MAX_BLOCKS (the grid-stride loop does the rest)."""
-    return max(1, min(MAX_BLOCKS, math.ceil(n / threads)))
 
 
 def flat(array):

@@ -27,7 +27,7 @@ from ..registry import _lookup, register_kernel
 from .elementwise import BINARY, UNARY, launch_map, launch_zip, transpose_array
 from .host import float_kernel
 from .matmul import matmul_arrays
-from .memory import THREADS, blocks_for, copy_to_device, empty
+from .memory import copy_to_device, empty, launch
 from .reduce import MAX, MAX_THREADS, SUM, block_reduce, reduce_2d, threads_for
 
 
@@ -72,7 +72,7 @@ def _patches(x, k_hw, strides, padding):
     oh, ow, pt, pl = _geometry(x.shape[1:3], k_hw, strides, padding)
     patches = empty((x.shape[0] * oh * ow, k_hw[0] * k_hw[1] * x.shape[3]), x.dtype)
     if patches.size:
-        im2col[blocks_for(patches.size), THREADS](x, k_hw[0], k_hw[1], strides[0], strides[1], pt, pl, oh, ow,
+        im2col[launch(patches.size)](x, k_hw[0], k_hw[1], strides[0], strides[1], pt, pl, oh, ow,
                                                   patches)
     return patches, (oh, ow)
 
@@ -96,7 +96,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     d_patches = matmul_arrays(dy.reshape(n * oh * ow, f), w.reshape(kh * kw * c, f), transpose_b=True)
     dx = empty(tuple(input_shape), dy.dtype)
     if dx.size:
-        col2im[blocks_for(dx.size), THREADS](d_patches, kh, kw, strides[0], strides[1], pt, pl, oh, ow, dx)
+        col2im[launch(dx.size)](d_patches, kh, kw, strides[0], strides[1], pt, pl, oh, ow, dx)
     return dx
 
 
@@ -189,7 +189,7 @@ def _pool(is_max):
         out_shape, geo = _pool_args(x.shape, ksize, strides, padding)
         out = empty(out_shape, x.dtype)
         if out.size:
-            pool[blocks_for(out.size), THREADS](x, is_max, *geo, out)
+            pool[launch(out.size)](x, is_max, *geo, out)
         return out
     return kernel
 
@@ -198,7 +198,7 @@ def max_pool2d_grad(x, dy, ksize, strides, padding):
     _, geo = _pool_args(x.shape, ksize, strides, padding)
     dx = empty(x.shape, dy.dtype)
     if dx.size:
-        pool_grad[blocks_for(dx.size), THREADS](x, dy, True, *geo, dx)
+        pool_grad[launch(dx.size)](x, dy, True, *geo, dx)
     return dx
 
 
@@ -206,7 +206,7 @@ def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
     _, geo = _pool_args(tuple(input_shape), ksize, strides, padding)
     dx = empty(tuple(input_shape), dy.dtype)
     if dx.size:
-        pool_grad[blocks_for(dx.size), THREADS](dy, dy, False, *geo, dx)   # x is not read for averages
+        pool_grad[launch(dx.size)](dy, dy, False, *geo, dx)   # x is not read for averages
     return dx
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from numba import cuda
 
 from ..registry import register_kernel
-from .memory import THREADS, blocks_for, empty, flat
+from .memory import empty, flat, launch
 
 MASK = 0xFFFFFFFF
 
@@ -61,7 +61,7 @@ def _draw(kernel):
         """A new ``shape`` array of ``dtype`` from the 63-bit ``seed``; (a, b) = (low, high) or (mean, stddev)."""
         out = empty(shape, dtype)
         if out.size:
-            kernel[blocks_for(out.size), THREADS](seed & MASK, seed >> 32, float(a), float(b), flat(out))
+            kernel[launch(out.size)](seed & MASK, seed >> 32, float(a), float(b), flat(out))
         return out
     return draw
 
