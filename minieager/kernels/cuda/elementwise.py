@@ -34,7 +34,7 @@ BINARY = {name: code for code, name in enumerate([
     "less_equal", "greater", "greater_equal", "relu_grad", "tanh_grad", "sigmoid_grad"])}
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def unary(op, x, alpha):
     """The one-input function with op code ``op`` (UNARY) at ``x``; ``alpha`` is leaky_relu's slope."""
     if op == 0:
@@ -80,7 +80,7 @@ def unary(op, x, alpha):
     return 1.0 if not (math.isinf(x) or math.isnan(x)) else 0.0   # 20: isfinite
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def binary(op, a, b):
     """The two-input function with op code ``op`` (BINARY) at ``a``, ``b``. Comparisons give 1.0/0.0."""
     if op == 0:
@@ -116,7 +116,7 @@ def binary(op, a, b):
     return a * b * (1 - b)                            # 15: sigmoid_grad(dy, y)
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def source_index(i, shape, strides):
     """The flat index, in an input with element ``strides``, of flat output element ``i``."""
     source = 0

@@ -116,7 +116,7 @@ register_kernel("bias_add", "gpu")(float_kernel(bias_add, _lookup("bias_add", "c
 
 
 # ----------------------------------------------------------------------------- pooling
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def window(i, stride, pad, k, size):
     """[start, stop) of output position i's window along one axis, clipped to the input."""
     start = i * stride - pad
@@ -144,7 +144,7 @@ def pool(x, is_max, kh, kw, sh, sw, pt, pl, out):
         out[n, i, j, c] = best if is_max else total / ((y1 - y0) * (x1 - x0))   # padding is not averaged in
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def first_max_at(x, n, c, y0, y1, x0, x1, y, xx):
     """Whether (y, xx) holds the first maximum (row-major; the first nan wins) of the window."""
     by, bx, best = y0, x0, x[n, y0, x0, c]
@@ -216,7 +216,7 @@ for _name, _kernel in [("max_pool2d", _pool(True)), ("avg_pool2d", _pool(False))
 
 
 # ----------------------------------------------------------------------------- softmax family
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def row_logsumexp(x, row, t, threads, shared):
     """(max, log(sum(exp(x[row] - max)))) of one row, by the whole block: two block reductions."""
     peak = -math.inf

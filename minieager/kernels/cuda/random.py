@@ -23,7 +23,7 @@ from .memory import empty, flat, launch
 MASK = 0xFFFFFFFF
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def mix32(x):
     x &= MASK
     x ^= x >> 16
@@ -34,7 +34,7 @@ def mix32(x):
     return x
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def uniform01(seed_lo, seed_hi, counter):
     """A float in [0, 1) from the seed's two halves and a 64-bit counter: 24 random bits / 2^24."""
     bits = mix32(mix32(mix32((counter & MASK) ^ seed_lo) + (counter >> 32)) ^ seed_hi)

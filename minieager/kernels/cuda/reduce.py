@@ -33,7 +33,7 @@ MAX_THREADS = 256          # the shared arrays' size: a block never has more thr
 MAX_BLOCKS_PER_ROW = 64    # pass 1 gives at most this many partials per row; pass 2 folds them
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def combine(op, a, b):
     if op == SUM:
         return a + b
@@ -61,7 +61,7 @@ def reduce_rows(op, identity, x, out, scale):
         out[row, part] = total * scale
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def block_reduce(op, shared, t, threads, value):
     """Every thread of the block passes its ``value``; every thread gets all of them combined.
 
@@ -81,7 +81,7 @@ def block_reduce(op, shared, t, threads, value):
     return total
 
 
-@cuda.jit(device=True, cache=True)
+@cuda.jit(device=True)
 def wins(largest, va, ia, vb, ib):
     """Whether (value va, index ia) beats (vb, ib) for argmax (``largest``) or argmin; index -1 is empty."""
     if ia < 0:
