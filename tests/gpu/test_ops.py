@@ -119,8 +119,8 @@ REDUCTIONS = {"sum": me.reduce_sum, "mean": me.reduce_mean, "max": me.reduce_max
 def test_reductions_over_every_axis(name):
     x = distinct(2, 3, N)
     for axis in [None, 0, 1, 2, (0, 2), (1, 2), -1]:
-        check(lambda t: (REDUCTIONS[name](t, axis=axis), REDUCTIONS[name](t, axis=axis, keepdims=True)),
-              x, rtol=1e-4, grads=False)
+        check(lambda t: REDUCTIONS[name](t, axis=axis), x, rtol=1e-4, grads=False)
+    check(lambda t: REDUCTIONS[name](t, axis=(0, 2), keepdims=True), x, rtol=1e-4, grads=False)
 
 
 @pytest.mark.parametrize("name", sorted(REDUCTIONS))

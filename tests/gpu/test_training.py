@@ -87,7 +87,7 @@ def test_layers_and_a_short_fit_match_the_cpu():
                 w.assign(me.constant(value))
             model.compile(optimizer=me.optimizers.SGD(0.05),
                           loss=me.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-            histories[device] = model.fit(images, labels, batch_size=4, epochs=2, verbose=0, shuffle=False).history
+            histories[device] = model.fit(images, labels, batch_size=4, epochs=scale(1, 3), verbose=0, shuffle=False).history
         assert all(w.device == device for w in model.weights)
         weights[device] = [w.numpy() for w in model.weights]
     for a, b in zip(weights["/gpu:0"], weights["/cpu:0"]):
