@@ -94,3 +94,12 @@ def test_layers_and_a_short_fit_match_the_cpu():
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(histories["/gpu:0"]["loss"], histories["/cpu:0"]["loss"], rtol=1e-4)
     assert histories["/gpu:0"]["accuracy"] == histories["/cpu:0"]["accuracy"]
+
+
+def test_dataset_batches_are_made_on_the_current_device():
+    data = me.data.Dataset.from_tensor_slices((np.arange(6, dtype=np.float32), np.arange(6))).batch(4)
+    with me.device("/gpu:0"):
+        batches = list(data)
+    assert [(x.device, y.device) for x, y in batches] == [("/gpu:0", "/gpu:0")] * 2
+    np.testing.assert_array_equal(batches[1][0].numpy(), [4.0, 5.0])
+    assert all(x.device == "/cpu:0" for x, _ in data)
