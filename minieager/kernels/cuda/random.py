@@ -14,7 +14,6 @@ PyTorch and JAX) follow the same idea with a stronger, cryptography-inspired mix
 """
 import math
 
-import numpy as np
 from numba import cuda
 
 from ..registry import register_kernel
