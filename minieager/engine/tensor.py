@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from . import dtypes
-from .device import CPU, to_device, to_host
+from .device import CPU, is_host_array, to_device, to_host
 from .errors import InvalidArgumentError
 
 _next_id = itertools.count().__next__
@@ -93,7 +93,9 @@ class Tensor:
         """The value as a new NumPy array (copied from the GPU for a GPU tensor); changing it never
         changes the tensor."""
         value = self._value
-        return np.array(value, copy=True) if type(value) is np.ndarray else to_host(value)
+        if type(value) is np.ndarray or is_host_array(value):   # the first test is the quick common case
+            return np.array(value, copy=True)
+        return to_host(value)
 
     def _host(self):
         """The value as a NumPy array to read, not to change: the array itself for a CPU tensor."""
