@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from .errors import InvalidArgumentError, NotFoundError
+from .errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
 CPU = "/cpu:0"
 _DEVICE_RE = re.compile(r"^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?(cpu|gpu)(?::(\d+))?$",
@@ -48,6 +48,10 @@ def check_available(name):
         raise NotFoundError(
             f"Cannot use device {name}: {found}. Check with me.num_gpus() or "
             f"me.config.list_physical_devices('GPU'); without a GPU, run on '/cpu:0'.")
+    if index > 0:   # kernels launch in GPU 0's CUDA context; placing data elsewhere would need one per GPU
+        raise UnimplementedError(
+            f"Cannot use device {name}: minieager's CUDA backend runs on one GPU, '/gpu:0', for now "
+            f"({count} were found). Use '/gpu:0', or select the GPU with CUDA_VISIBLE_DEVICES={index}.")
 
 
 def current_device():
