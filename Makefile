@@ -19,14 +19,32 @@ TORCH  ?= torch==2.13.0+cpu
 # executed top to bottom by nbval in this venv's kernel. Folders not created yet are left out.
 PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks course/tests course/solutions course/exercises) --nbval --nbval-current-env
 
-.PHONY: test test-fast lab bench warmup clean course grade
+# The GPU tests (tests/gpu) under numba's CUDA simulator, in a pytest process of their own: the
+# simulator is chosen by an environment variable read when numba is imported. Tiny shapes; ~2 min.
+GPU_SIM_TEST := NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest tests/gpu -q
+
+.PHONY: test test-fast test-gpu check-ptx lab bench warmup clean course grade
 
 test: $(STAMP)
 	$(PYTEST)
+	$(GPU_SIM_TEST)
 
 # Everything but the tests that drive JupyterLab in a real browser.
 test-fast: $(STAMP)
 	$(PYTEST) -m "not browser"
+	$(GPU_SIM_TEST)
+
+# On a machine with an NVIDIA GPU: the same GPU tests for real, with larger shapes, then the
+# guide's CNN trained on the GPU to the CPU's accuracy (bench/bench_gpu.py --train-check).
+test-gpu: $(STAMP)
+	MINIEAGER_GPU_SCALE=large $(PY) -m pytest tests/gpu -q
+	$(PY) bench/bench_gpu.py --train-check
+
+# Every CUDA kernel compiled to PTX for a real GPU (sm_90) by NVIDIA's NVVM, without a GPU. The
+# simulator runs code a GPU would reject; this catches it. Installs the cuda-toolkit extra (~456 MB).
+check-ptx: $(STAMP)
+	$(PIP) install -q -e '.[cuda-toolkit]'
+	$(PY) tests/gpu/check_ptx.py
 
 # Jupyter refuses to start as root unless told to (CI machines and containers often are root).
 lab: $(WARM)

@@ -261,14 +261,12 @@ class PhysicalDevice:
 
 
 def num_gpus():
-    """How many GPUs minieager can run ops on.
+    """How many GPUs minieager can run ops on: the CUDA GPUs numba can see (one under numba's
+    CUDA simulator, ``NUMBA_ENABLE_CUDASIM=1``), 0 without the ``cuda`` extra, a driver or a GPU.
 
-    0 until a GPU backend registers kernels (``minieager/kernels/cuda``): a GPU that numba can
-    see but no kernel can use would only move the error from ``me.device`` to the first op.
-    ``list_physical_devices("GPU")`` still lists the hardware.
+    The first call imports numba.cuda (``import minieager`` never does); the answer is cached.
     """
-    from .kernels.registry import registered_ops
-    return _cuda_gpu_count() if registered_ops("gpu") else 0
+    return _cuda_gpu_count()
 
 
 @functools.lru_cache(maxsize=None)

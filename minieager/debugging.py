@@ -10,8 +10,9 @@ from .ops.shape import identity
 def check_numerics(tensor, message, name=None):
     """``tensor`` unchanged, or an InvalidArgumentError with ``message`` if it holds NaN or Inf."""
     t = convert_to_tensor(tensor)
-    if t.dtype.is_floating and not np.isfinite(t._value).all():
-        bad = "NaN" if np.isnan(t._value).any() else "Inf"
+    value = t._host()
+    if t.dtype.is_floating and not np.isfinite(value).all():
+        bad = "NaN" if np.isnan(value).any() else "Inf"
         raise InvalidArgumentError(f"{message} : Tensor had {bad} values (shape {tuple(t.shape)}).")
     return identity(t)
 

@@ -17,6 +17,7 @@ gradient would silently use the new value, so the tape raises instead.
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.device import CPU, to_device, to_host
 from ..engine.errors import InvalidArgumentError
 from ..engine.recording import outside_traces, tracers
 from ..engine.tensor import Tensor, _new_object, _next_id, wrap
@@ -68,7 +69,9 @@ class Variable(Tensor):
             raise InvalidArgumentError(
                 f"Variable '{self._name}': the initial value has shape {list(value.shape)}, which does not "
                 f"match shape={_shape_text(self._shape_spec)}.")
-        self._value = np.array(value._value, copy=True)
+        # A NumPy value is copied (the caller may still hold it); a GPU array comes from an op or
+        # a copy, and no tensor's array is ever written to, so it can be shared.
+        self._value = np.array(value._value, copy=True) if value._device == CPU else value._value
         self._dtype = value._dtype
         self._device = value._device
         self._id = _next_id()
@@ -112,6 +115,8 @@ class Variable(Tensor):
             raise InvalidArgumentError(
                 f"{method} to Variable '{self._name}': the value has dtype {value.dtype.name} but the variable "
                 f"is {self._dtype.name}. Cast it first: me.cast(value, me.{self._dtype.name}).")
+        if value._device != self._device:   # a CPU value for a GPU variable (or back): copied over, as in TF
+            value = wrap(to_device(to_host(value._value), self._device), self._device)
         return value
 
     def _checked(self, value, method):
@@ -176,9 +181,9 @@ class Variable(Tensor):
             raise InvalidArgumentError(
                 f"{method}: the indexed part of Variable '{self._name}' has shape {list(part_shape)} but the value "
                 f"has shape {list(new.shape)}. They must be equal, as in TensorFlow.")
-        array = self._value.copy()
-        array[index] = new._value
-        return array
+        array = to_host(self._value).copy()    # a part written on the host (a GPU variable: one round trip)
+        array[index] = to_host(new._value)
+        return to_device(array, self._device)
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         """Replace the rows ``sparse_delta.indices`` with ``sparse_delta.values`` (a ``me.IndexedSlices``)."""

@@ -21,7 +21,7 @@ from .. import nest
 from ..engine import dtypes
 from ..engine.device import current_device
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, wrap
+from ..engine.tensor import Tensor, place
 from ..ops import random as _random
 from ..ops.creation import constant
 
@@ -42,12 +42,12 @@ def _map_structure(fn, structure):
 
 def _to_array(value, dtype=None):
     if isinstance(value, Tensor) and dtype is None:
-        return value._value
-    return constant(value, dtype=dtype)._value
+        return value._host()           # a dataset keeps its data on the host; batches are placed as made
+    return constant(value, dtype=dtype)._host()
 
 
 def _to_tensors(element):
-    return _map_structure(lambda a: wrap(np.asarray(a), current_device()), element)
+    return _map_structure(lambda a: place(np.asarray(a), current_device()), element)
 
 
 def _call_with_element(fn, element):

@@ -1,13 +1,16 @@
 """Device names and the ``with me.device(...)`` context.
 
 Every tensor lives on one device, named like TensorFlow's short names: ``"/cpu:0"``,
-``"/gpu:0"``. Until the CUDA backend lands there is no GPU to place a tensor on, and
-asking for one says so.
+``"/gpu:0"``. A CPU tensor holds a NumPy array, a GPU tensor a numba CUDA device array
+(``minieager/kernels/cuda``, the optional ``cuda`` extra). ``to_host`` and ``to_device`` are the
+only two ways an array crosses between them; without a GPU, asking for one raises a clear error.
 """
 import contextlib
 import re
 
-from .errors import InvalidArgumentError, NotFoundError
+import numpy as np
+
+from .errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
 CPU = "/cpu:0"
 _DEVICE_RE = re.compile(r"^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?(cpu|gpu)(?::(\d+))?$",
@@ -45,6 +48,10 @@ def check_available(name):
         raise NotFoundError(
             f"Cannot use device {name}: {found}. Check with me.num_gpus() or "
             f"me.config.list_physical_devices('GPU'); without a GPU, run on '/cpu:0'.")
+    if index > 0:   # kernels launch in GPU 0's CUDA context; placing data elsewhere would need one per GPU
+        raise UnimplementedError(
+            f"Cannot use device {name}: minieager's CUDA backend runs on one GPU, '/gpu:0', for now "
+            f"({count} were found). Use '/gpu:0', or select the GPU with CUDA_VISIBLE_DEVICES={index}.")
 
 
 def current_device():
@@ -61,3 +68,29 @@ def device(name):
         yield name
     finally:
         _device_stack.pop()
+
+
+def is_host_array(array):
+    """Whether ``array`` lives in host memory (a NumPy array or scalar), not on a GPU."""
+    return isinstance(array, (np.ndarray, np.generic))
+
+
+def to_host(array):
+    """``array`` as a NumPy array: itself if it is one, else a copy from the GPU."""
+    if is_host_array(array):
+        return array
+    from ..kernels.cuda.memory import copy_to_host
+    return copy_to_host(array)
+
+
+def to_device(array, name):
+    """``array`` on the canonical device ``name``: a NumPy array for "/cpu:0", else a device array.
+
+    An array already on the device is returned as it is (tensors' arrays are never written to).
+    """
+    if name == CPU:
+        return to_host(array)
+    if not is_host_array(array):
+        return array
+    from ..kernels.cuda.memory import copy_to_device
+    return copy_to_device(array)

@@ -134,7 +134,7 @@ class Op:
 
 def _check_numerics(name, outputs):
     for out in outputs:
-        value = out._value
+        value = out._host()
         if value.dtype.kind == "f" and not np.isfinite(value).all():
             bad = "NaN" if np.isnan(value).any() else "Inf"
             raise InvalidArgumentError(

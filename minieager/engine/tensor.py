@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from . import dtypes
-from .device import CPU
+from .device import CPU, is_host_array, to_device, to_host
 from .errors import InvalidArgumentError
 
 _next_id = itertools.count().__next__
@@ -33,6 +33,11 @@ class TensorShape(tuple):
 
     def num_elements(self):
         return int(np.prod(self, dtype=np.int64))
+
+
+def place(array, device):
+    """A new Tensor on ``device`` from a host (NumPy) array, copied to the GPU if ``device`` is one."""
+    return wrap(array if device == CPU else to_device(array, device), device)
 
 
 def wrap(array, device=CPU):
@@ -89,25 +94,40 @@ class Tensor:
         return self._id
 
     def numpy(self):
-        """The value as a new NumPy array; changing it never changes the tensor."""
-        return np.array(self._value, copy=True)
+        """The value as a new NumPy array (copied from the GPU for a GPU tensor); changing it never
+        changes the tensor."""
+        value = self._value
+        if type(value) is np.ndarray or is_host_array(value):   # the first test is the quick common case
+            return np.array(value, copy=True)
+        return to_host(value)
+
+    def _host(self):
+        """The value as a NumPy array to read, not to change: the array itself for a CPU tensor."""
+        return to_host(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        view = self._value.view()
+        view = self._host().view()
         view.flags.writeable = False   # np.asarray(t)[0] = 1 must not change an immutable tensor
         return view if dtype is None else view.astype(dtype)
 
     def cpu(self):
-        return self
+        """This tensor's value on the CPU (the tensor itself if it is there already)."""
+        return self if self._device == CPU else wrap(to_host(self._value), CPU)
 
     def gpu(self, index=0):
+        """This tensor's value on GPU ``index`` (itself if it is there already).
+
+        A copy, as ``cpu()`` is: the tape does not record it, so move inputs before a GradientTape.
+        """
         from .device import check_available
-        check_available(f"/gpu:{index}")
-        raise InvalidArgumentError("GPU tensors need the CUDA backend, which is not part of minieager yet.")
+        name = f"/gpu:{int(index)}"
+        check_available(name)
+        return self if self._device == name else wrap(to_device(to_host(self._value), name), name)
 
     # ---- printing ---------------------------------------------------------------------
     def _numpy_text(self, is_repr):
-        text = str(self._value) if (not is_repr or self._value.ndim == 0) else repr(self._value)
+        value = self._host()
+        text = str(value) if (not is_repr or value.ndim == 0) else repr(value)
         return "\n" + text if "\n" in text else text
 
     def __str__(self):
@@ -118,7 +138,7 @@ class Tensor:
 
     def __format__(self, spec):
         if not spec:
-            return str(self._value)   # "hello, {}".format(m) -> "hello, [[4.]]", as in TF
+            return str(self._host())   # "hello, {}".format(m) -> "hello, [[4.]]", as in TF
         return format(self._scalar("format"), spec)
 
     # ---- one-element tensors as Python numbers ------------------------------------------
@@ -127,7 +147,7 @@ class Tensor:
             raise InvalidArgumentError(
                 f"{what}() needs a tensor with exactly one element, but this one has shape "
                 f"{tuple(self.shape)}. Reduce it first (me.reduce_any, me.reduce_sum, t[0], ...).")
-        return self._value.reshape(()).item()
+        return self._host().reshape(()).item()
 
     def __bool__(self):
         return bool(self._scalar("bool"))

@@ -1,7 +1,9 @@
 """The kernel registry: one table from (op name, device type) to the function that computes it.
 
 Op definitions (``minieager/ops``) never import a kernel directly; they ask this table.
-A new backend (``kernels/cuda``) adds rows here without touching any op.
+The CUDA backend (``kernels/cuda``) adds its rows under "gpu" the first time a GPU kernel is asked
+for; an op it has no kernel for runs its CPU kernel through one host round trip
+(``kernels/cuda/host.py``), so every op works on the GPU.
 """
 from ..engine.errors import UnimplementedError
 
@@ -17,6 +19,13 @@ def register_kernel(op_name, device_type="cpu"):
 
 
 def get_kernel(op_name, device_type):
+    if device_type == "gpu":
+        from .cuda import gpu_kernel   # imports numba.cuda and registers the CUDA kernels, once
+        return gpu_kernel(op_name)
+    return _lookup(op_name, device_type)
+
+
+def _lookup(op_name, device_type):
     try:
         return _KERNELS[(op_name, device_type)]
     except KeyError:

@@ -19,7 +19,7 @@ from ..ops.creation import convert_to_tensor
 
 
 def _array(values):
-    return values._value if isinstance(values, Tensor) else np.asarray(values)
+    return values._host() if isinstance(values, Tensor) else np.asarray(values)
 
 
 class Metric:
@@ -55,7 +55,7 @@ class Metric:
         return list(self._state)
 
     def __repr__(self):
-        return f"<{type(self).__name__} name={self.name!r} result={float(self.result()._value):.6g}>"
+        return f"<{type(self).__name__} name={self.name!r} result={float(self.result()):.6g}>"
 
 
 def _default_name(class_name):
@@ -83,10 +83,10 @@ class Sum(_Reduce):
 
     def update_state(self, values, sample_weight=None):
         total, _ = self._accumulate(values, sample_weight)
-        self.total.assign(self.total._value + total)
+        self.total.assign(self.total._host() + total)
 
     def result(self):
-        return convert_to_tensor(self.total._value.copy())
+        return convert_to_tensor(self.total.numpy())
 
 
 class Mean(_Reduce):
@@ -100,12 +100,12 @@ class Mean(_Reduce):
 
     def update_state(self, values, sample_weight=None):
         total, count = self._accumulate(values, sample_weight)
-        self.total.assign(self.total._value + total)
-        self.count.assign(self.count._value + self.dtype.np_dtype.type(count))
+        self.total.assign(self.total._host() + total)
+        self.count.assign(self.count._host() + self.dtype.np_dtype.type(count))
 
     def result(self):
-        count = self.count._value
-        return convert_to_tensor(np.array(self.total._value / count if count else 0.0, self.dtype.np_dtype))
+        count = self.count._host()
+        return convert_to_tensor(np.array(self.total._host() / count if count else 0.0, self.dtype.np_dtype))
 
 
 class _MeanOfMatches(Mean):

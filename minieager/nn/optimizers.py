@@ -5,7 +5,9 @@
 
 An update is bookkeeping, not part of the model: it must never be recorded on a tape. So each
 optimizer's arithmetic runs directly on the arrays (``_update``), allocating only the new values,
-and hands them to ``Variable.assign``. Per-variable state ("slots": momentum, Adam's m and v, ...)
+and hands them to ``Variable.assign``. For a variable on the GPU that arithmetic runs on host
+copies of the variable, its gradient and its slots, which then go back to the GPU (one round trip
+per variable and step, ``_update_on_host``): the update rules are written once, in NumPy. Per-variable state ("slots": momentum, Adam's m and v, ...)
 lives in non-trainable Variables, so a Checkpoint saves it with the optimizer.
 """
 import math
@@ -15,6 +17,7 @@ import numpy as np
 
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
+from ..engine.device import CPU, device, to_device, to_host
 from ..engine.errors import InvalidArgumentError
 from ..engine.recording import tracers
 from ..ops.creation import convert_to_tensor
@@ -51,7 +54,7 @@ def _store(variable, array):
     if array.dtype != variable._value.dtype or array.shape != variable._value.shape:
         raise AssertionError(f"optimizer update of '{variable.name}' gave {array.dtype} {array.shape}, "
                              f"not {variable._value.dtype} {variable._value.shape}")
-    variable._set(array)
+    variable._set(to_device(array, variable._device))
 
 
 class Optimizer:
@@ -73,8 +76,9 @@ class Optimizer:
             slots = self._slots[var._id] = {}
             base = var.name.rsplit(":", 1)[0]
             for slot_name in self.slot_names:
-                slot = Variable(self._slot_initial_value(var, slot_name), trainable=False,
-                                name=f"{base}/{self.name}/{slot_name}")
+                with device(var._device):     # a slot lives beside its variable
+                    slot = Variable(self._slot_initial_value(var, slot_name), trainable=False,
+                                    name=f"{base}/{self.name}/{slot_name}")
                 slots[slot_name] = slot
                 self._slot_list.append((var, slot_name, slot))
         return slots
@@ -141,15 +145,30 @@ class Optimizer:
             from ..graph.effects import trace_apply_gradients
             return trace_apply_gradients(tracers[-1], self, grads_and_vars, global_step)
         pairs = self._checked_pairs(grads_and_vars, stacklevel=3)
-        step = int(self.iterations._value) + 1
+        step = int(self.iterations) + 1
         for grad, var in pairs:
-            self._update(var, grad._value, self._slots_for(var), step)
+            if var._device == CPU:
+                self._update(var, grad._value, self._slots_for(var), step)
+            else:
+                self._update_on_host(var, grad, self._slots_for(var), step)
             if getattr(var, "constraint", None) is not None:     # as Keras: project after the update
                 var.assign(var.constraint(var._snapshot()))
         _store(self.iterations, np.array(step, np.int64))
         if global_step is not None:
             global_step.assign_add(1)
         return self.iterations
+
+    def _update_on_host(self, var, grad, slots, step):
+        """``_update`` for a GPU variable: on host copies of it and its slots, which then go back."""
+        held = [var, *slots.values()]
+        devices = [v._device for v in held]
+        for v in held:
+            v._value, v._device = to_host(v._value), CPU
+        try:
+            self._update(var, to_host(grad._value), slots, step)
+        finally:
+            for v, name in zip(held, devices):
+                v._value, v._device = to_device(v._value, name), name
 
     def minimize(self, loss, var_list=None, global_step=None, name=None):
         """Compute ``loss()`` under a tape and apply its gradients; returns the loss value.
@@ -174,7 +193,7 @@ class Optimizer:
         raise NotImplementedError
 
     def __repr__(self):
-        return f"<{type(self).__name__} learning_rate={self.learning_rate} iterations={int(self.iterations._value)}>"
+        return f"<{type(self).__name__} learning_rate={self.learning_rate} iterations={int(self.iterations)}>"
 
 
 class SGD(Optimizer):

@@ -130,9 +130,9 @@ def _split_batch(batch):
 
 # ---- fit / evaluate / predict ----------------------------------------------------------------------
 def _logs(loss_mean, metric_list, prefix=""):
-    logs = {f"{prefix}loss": float(loss_mean.result()._value)}
+    logs = {f"{prefix}loss": float(loss_mean.result())}
     for m in metric_list:
-        logs[f"{prefix}{m.name}"] = float(m.result()._value)
+        logs[f"{prefix}{m.name}"] = float(m.result())
     return logs
 
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, wrap
+from ..engine.device import CPU
+from ..engine.tensor import Tensor, place, wrap
 from .creation import _to_array, convert_to_tensor
 
 _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -37,7 +38,7 @@ def _fits(array, dtype):
 
 def _tensor_on(array, device):
     """A new tensor of ``array`` on ``device``: where a converted Python value is placed beside its tensor."""
-    return wrap(array, device)
+    return wrap(array, device) if device == CPU else place(array, device)   # place copies it to a GPU
 
 
 def _scalar_fits(value, dtype):
@@ -160,7 +161,9 @@ def broadcast_shape(*shapes):
 def check_broadcast(op_name, *tensors):
     """Raise a clear error when the shapes cannot broadcast (before any kernel runs)."""
     try:
-        return np.broadcast(*[t._value for t in tensors]).shape   # one C call, nothing copied
+        if tensors[0]._device == CPU:
+            return np.broadcast(*[t._value for t in tensors]).shape   # one C call, nothing copied
+        return np.broadcast_shapes(*[t._value.shape for t in tensors])   # GPU arrays are not NumPy's
     except ValueError:
         shapes = " and ".join(str(tuple(t._value.shape)) for t in tensors)
         raise InvalidArgumentError(

@@ -8,7 +8,8 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.device import current_device
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, wrap
+from ..engine.device import to_host
+from ..engine.tensor import Tensor, place
 
 
 def _python_default_dtype(array):
@@ -24,7 +25,7 @@ def _python_default_dtype(array):
 
 def _to_array(value, op="constant"):
     if isinstance(value, Tensor):
-        return value._value, value.dtype
+        return to_host(value._value), value.dtype
     if isinstance(value, np.ndarray):
         return value, dtypes.as_dtype(value.dtype)
     if isinstance(value, np.generic):
@@ -66,7 +67,7 @@ def constant(value, dtype=None, shape=None, name=None):
             raise InvalidArgumentError(
                 f"constant: {array.size} values cannot fill shape {shape} "
                 f"({int(np.prod(shape))} elements).")
-    return wrap(np.asarray(array, order="C"), current_device())
+    return place(np.asarray(array, order="C"), current_device())
 
 
 def convert_to_tensor(value, dtype=None, name=None):
@@ -96,35 +97,35 @@ def _shape_tuple(shape, op):
 
 def zeros(shape, dtype=dtypes.float32, name=None):
     dtype = dtypes.as_dtype(dtype)
-    return wrap(np.zeros(_shape_tuple(shape, "zeros"), dtype.np_dtype), current_device())
+    return place(np.zeros(_shape_tuple(shape, "zeros"), dtype.np_dtype), current_device())
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     dtype = dtypes.as_dtype(dtype)
-    return wrap(np.ones(_shape_tuple(shape, "ones"), dtype.np_dtype), current_device())
+    return place(np.ones(_shape_tuple(shape, "ones"), dtype.np_dtype), current_device())
 
 
 def zeros_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else dtypes.as_dtype(dtype)
-    return wrap(np.zeros(x._value.shape, dtype.np_dtype), current_device())
+    return place(np.zeros(x._value.shape, dtype.np_dtype), x._device)   # on x's device, as its ops are
 
 
 def ones_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else dtypes.as_dtype(dtype)
-    return wrap(np.ones(x._value.shape, dtype.np_dtype), current_device())
+    return place(np.ones(x._value.shape, dtype.np_dtype), x._device)
 
 
 def fill(dims, value, name=None):
     value = convert_to_tensor(value)
-    return wrap(np.full(_shape_tuple(dims, "fill"), value._value, value.dtype.np_dtype),
-                              current_device())
+    return place(np.full(_shape_tuple(dims, "fill"), to_host(value._value), value.dtype.np_dtype),
+                 current_device())
 
 
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
-    return wrap(np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).np_dtype),
-                              current_device())
+    return place(np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).np_dtype),
+                 current_device())
 
 
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF's name)
@@ -137,22 +138,22 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF'
     if dtype is None:
         dtype = dtypes.float32 if any(isinstance(v, float) for v in values) else dtypes.int32
     dtype = dtypes.as_dtype(dtype)
-    return wrap(np.arange(*values, dtype=dtype.np_dtype), current_device())
+    return place(np.arange(*values, dtype=dtype.np_dtype), current_device())
 
 
 def linspace(start, stop, num, name=None):
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     if not start.dtype.is_floating:
         raise InvalidArgumentError(f"linspace: start and stop must be floats, got {start.dtype.name}.")
-    return wrap(np.linspace(start._value, stop._value, int(num), dtype=start.dtype.np_dtype),
-                              current_device())
+    return place(np.linspace(to_host(start._value), to_host(stop._value), int(num), dtype=start.dtype.np_dtype),
+                 current_device())
 
 
 def one_hot_flat(index, size, shape, dtype):
     """A tensor of ``shape`` that is 1 at flat position ``index`` (used to build Jacobians row by row)."""
     array = np.zeros(size, dtype.np_dtype)
     array[index] = 1
-    return wrap(array.reshape(tuple(shape)), current_device())
+    return place(array.reshape(tuple(shape)), current_device())
 
 
 def get_static_value(tensor, partial=False):

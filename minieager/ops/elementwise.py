@@ -126,7 +126,7 @@ truediv = divide
 
 def pow(x, y, name=None):  # noqa: A001 (TF's name)
     x, y = operands("pow", x, y)
-    if y.dtype.is_integer and y._value.size and y._value.min() < 0:
+    if y.dtype.is_integer and y._value.size and y._host().min() < 0:
         raise InvalidArgumentError(
             "pow: integers to negative integer powers are not allowed (as in TensorFlow). "
             "Cast to a float first, e.g. me.cast(x, me.float32) ** -1.")

@@ -36,7 +36,7 @@ def _normalize_index(index, shape):
                 raise OperatorNotAllowedInGraphError(
                     "getitem: indexing with a tensor needs its value, but inside me.function the index is a "
                     "symbolic tensor (it has a value only when the graph runs). Use me.gather(x, indices) instead.")
-            item = item._value
+            item = item._host()
             if item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)
         elif isinstance(item, list):
@@ -88,7 +88,7 @@ def gather(params, indices, axis=0, name=None):
         raise InvalidArgumentError(f"gather: indices must be integers, got {indices.dtype.name}.")
     axis = normalize_axis(axis, params.ndim, "gather")
     n = params.shape[axis]
-    values = indices._value
+    values = indices._host()
     if values.size and (values.min() < -n or values.max() >= n):
         bad = values[(values < -n) | (values >= n)].flat[0]
         raise InvalidArgumentError(

@@ -105,7 +105,7 @@ def _sparse_xent_operands(labels, logits):
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels (batch,); "
             f"got logits {logits_shape} and labels {labels_shape}.")
-    values, classes = labels._value, logits_shape[1]
+    values, classes = labels._host(), logits_shape[1]
     if values.size and (values.min() < 0 or values.max() >= classes):
         bad = values[(values < 0) | (values >= classes)].flat[0]
         raise InvalidArgumentError(

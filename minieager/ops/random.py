@@ -6,10 +6,10 @@ the same order. An op-level ``seed=`` gives each call site its own reproducible 
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.device import current_device
+from ..engine.device import CPU, current_device
 from ..engine.errors import InvalidArgumentError
 from ..engine.recording import tracers
-from ..engine.tensor import wrap
+from ..engine.tensor import place, wrap
 from .creation import _shape_tuple
 
 _global_seed = None
@@ -36,13 +36,21 @@ def _generator(seed):
     return _generators[seed]
 
 
-def _random(kind, draw, shape, dtype):
+def _random(kind, draw, shape, dtype, device=None):
     """The tensor ``draw()`` returns; inside me.function, a node that draws anew on every run (a
     random tensor made while tracing would otherwise be a constant: the same numbers every call)."""
     if tracers:
         from ..graph.effects import trace_random
         return trace_random(kind, draw, shape, dtype)
-    return wrap(draw(), current_device())
+    return place(draw(), device or current_device())
+
+
+def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):
+    """A float tensor drawn by the GPU kernel ``kernel_name`` from one 63-bit seed that ``rng`` gives,
+    so a seeded program draws the same numbers on every run (not the CPU's numbers: another generator)."""
+    from ..kernels.registry import get_kernel
+    seed = int(rng.integers(0, 2**63 - 1))
+    return wrap(get_kernel(kernel_name, "gpu")(shape, seed, a, b, dtype.np_dtype), device)
 
 
 def _float_dtype(dtype, op):
@@ -55,6 +63,8 @@ def _float_dtype(dtype, op):
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = _float_dtype(dtype, "random.normal")
     shape, mean, stddev = _shape_tuple(shape, "random.normal"), float(mean), float(stddev)
+    if current_device() != CPU and not tracers:   # drawn on the GPU (kernels/cuda/random.py)
+        return _on_gpu("random_normal", shape, _generator(seed), mean, stddev, dtype, current_device())
 
     def draw():
         return _generator(seed).normal(mean, stddev, shape).astype(dtype.np_dtype)
@@ -83,6 +93,9 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     shape = _shape_tuple(shape, "random.uniform")
     if dtype.is_integer and maxval is None:
         raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
+    if dtype.is_floating and current_device() != CPU and not tracers:   # drawn on the GPU
+        return _on_gpu("random_uniform", shape, _generator(seed), float(minval),
+                       1.0 if maxval is None else float(maxval), dtype, current_device())
 
     def draw():
         rng = _generator(seed)
@@ -103,4 +116,4 @@ def shuffle(value, seed=None, name=None):
 
     def draw():
         return _generator(seed).permutation(n).astype(np.int64)
-    return gather(value, _random("permutation", draw, (n,), dtypes.int64))
+    return gather(value, _random("permutation", draw, (n,), dtypes.int64, value.device))

@@ -40,7 +40,7 @@ class Checkpoint:
     def write(self, file_prefix):
         """Write a checkpoint at exactly ``file_prefix`` (no counter, no state file); returns the path."""
         variables, _ = _graph.walk(self)
-        _format.write(file_prefix, {path: v._value for path, v in variables.items()})
+        _format.write(file_prefix, {path: v._host() for path, v in variables.items()})
         return file_prefix
 
     def save(self, file_prefix):
@@ -50,7 +50,7 @@ class Checkpoint:
         return path
 
     def _save_numbered(self, file_prefix, number=None):
-        previous = self.save_counter._value
+        previous = self.save_counter._host()
         self.save_counter.assign(previous + 1)     # first, so the file holds its own number
         try:
             return self.write(f"{file_prefix}-{int(self.save_counter if number is None else number)}")

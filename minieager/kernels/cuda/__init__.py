@@ -1,4 +1,35 @@
-"""Room for numba.cuda kernels: a GPU backend registers its kernels here under device type "gpu".
+"""The CUDA backend: numba.cuda kernels a learner can read, registered under device type "gpu".
 
-Until it does, ``me.num_gpus()`` is 0 and asking for "/gpu:0" raises a clear error.
+Nothing here is imported by ``import minieager``: the kernel registry imports this package the
+first time an op runs on a GPU tensor (``registry.get_kernel(name, "gpu")``), which imports
+numba.cuda and registers every kernel below. One concept per module:
+
+    memory.py       copies between host and device, empty device arrays, launch sizes
+    host.py         the host round trip: how an op without a CUDA kernel still runs on the GPU
+    elementwise.py  map and zip with broadcasting by strides (and layout ops that are maps)
+    reduce.py       shared-memory tree reductions: sum, max, min, prod, argmax, argmin
+    matmul.py       a tiled shared-memory matmul, then a register-blocked one (and why it is faster)
+    nn.py           im2col convolution and its gradients, pooling, softmax, the fused cross-entropy
+    random.py       counter-based uniform and normal random numbers
+
+Every kernel is tested against the CPU kernels under numba's CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``, ``tests/gpu``), and compiled to PTX for a real GPU by
+``make check-ptx``. docs/architecture.md has the table of which op runs how.
 """
+from .. import registry
+
+_registered = False
+
+
+def gpu_kernel(op_name):
+    """The "gpu" kernel of ``op_name``: its CUDA kernel, or its CPU kernel behind a host round trip."""
+    global _registered
+    if not _registered:
+        from . import elementwise, matmul, nn, random, reduce  # noqa: F401  (each registers its kernels)
+        _registered = True
+    try:
+        return registry._KERNELS[(op_name, "gpu")]
+    except KeyError:
+        from .host import round_trip
+        kernel = registry._KERNELS[(op_name, "gpu")] = round_trip(registry._lookup(op_name, "cpu"))
+        return kernel

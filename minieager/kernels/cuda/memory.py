@@ -1,0 +1,54 @@
+"""Device memory: the copies between host and GPU, empty device arrays, and launch sizes.
+
+Every GPU tensor holds a C-contiguous numba device array (``cuda.to_device`` of a contiguous NumPy
+array, or a kernel's fresh output), so a kernel may read any input as one flat run of numbers.
+No managed (unified) memory: a copy between host and device is always an explicit call here.
+"""
+import math
+
+import numpy as np
+from numba import config, cuda
+
+# Threads per block for one-thread-per-element kernels: a multiple of the warp size (32), large
+# enough to hide memory latency, small enough that many blocks fit on each multiprocessor.
+THREADS = 256
+# At most this many blocks per launch: a grid-stride loop lets each thread do several elements,
+# so huge arrays do not need a grid as large as themselves (and small ones get a small grid).
+MAX_BLOCKS = 4096
+WARP = 32
+
+
+def launch(n):
+    """(blocks, threads per block) for ``n`` elements, one per thread: the grid follows the array.
+
+    A small array gets one block of just enough warps (the simulator runs each thread as a Python
+    thread, so idle threads cost there); a large one THREADS per block, and at most MAX_BLOCKS blocks
+    (the grid-stride loop does the rest). Never 0 blocks: that launch would be an error.
+    """
+    threads = min(THREADS, max(WARP, -(-n // WARP) * WARP))
+    return max(1, min(MAX_BLOCKS, math.ceil(n / threads))), threads
+
+
+if config.ENABLE_CUDASIM:   # tests/gpu run under the simulator, in a process of their own
+    # On a real GPU a device array's ``.shape`` (host side) is a plain tuple, and the op layer
+    # indexes it from the end (``shape[-1]``). The simulator's arrays return a tuple subclass
+    # that refuses negative indices (to mimic shapes inside kernels); give them the host's tuple.
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+    FakeCUDAArray.shape = property(lambda self: self._ary.shape)
+
+
+def copy_to_device(array):
+    return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
+
+
+def copy_to_host(array):
+    return array.copy_to_host()
+
+
+def empty(shape, dtype):
+    return cuda.device_array(tuple(int(s) for s in shape), np.dtype(dtype))
+
+
+def flat(array):
+    """A 1-D view of a contiguous device array (a 0-d array becomes one element)."""
+    return array.reshape(array.size)

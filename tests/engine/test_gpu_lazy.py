@@ -1,0 +1,57 @@
+"""The GPU backend is optional and lazy: ``import minieager`` imports nothing of CUDA, and a
+machine without a GPU says so (tests/gpu has the tests that run ops on a GPU or its simulator)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import minieager as me
+from minieager.engine.errors import NotFoundError
+
+
+def _fresh_python(code, **env):
+    clean = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+                         env={**clean, **env})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_and_cpu_ops_import_nothing_of_cuda():
+    report = _fresh_python(r"""
+import json, sys
+before = set(sys.modules)     # numba-cuda's import redirector is loaded at start-up, by a .pth file
+import minieager as me
+(me.constant([1.0, 2.0]) * 2.0 + 1.0).numpy()
+cuda = sorted(m for m in set(sys.modules) - before if "cuda" in m)
+print(json.dumps({"cuda_modules": cuda, "gpu_kernels": me.kernels.registry.registered_ops("gpu")}))
+""")
+    assert report == {"cuda_modules": [], "gpu_kernels": []}
+
+
+def test_num_gpus_counts_the_simulated_gpu_in_a_simulator_process():
+    assert _fresh_python("import json, minieager as me; print(json.dumps(me.num_gpus()))",
+                         NUMBA_ENABLE_CUDASIM="1") == 1
+
+
+@pytest.mark.skipif(me.num_gpus() > 0, reason="this machine has a GPU")
+def test_without_a_gpu_gpu_copies_and_placement_raise_the_clear_error():
+    assert me.num_gpus() == 0
+    with pytest.raises(NotFoundError, match=r"/gpu:0: no GPU was found.*me\.num_gpus\(\)"):
+        me.constant([1.0]).gpu()
+    assert me.constant([1.0]).cpu().device == "/cpu:0"
+
+
+def test_a_second_gpu_is_refused_clearly(monkeypatch):
+    """Kernels launch in GPU 0's context, so /gpu:1 would be wrong, not slow: it is refused (tested
+    with a pretend count of two GPUs; the error is raised before anything touches CUDA)."""
+    from minieager import config
+    from minieager.engine.errors import UnimplementedError
+    monkeypatch.setattr(config, "num_gpus", lambda: 2)
+    with pytest.raises(UnimplementedError, match=r"/gpu:1: minieager's CUDA backend runs on one GPU.*"
+                                                 r"CUDA_VISIBLE_DEVICES=1"):
+        me.constant([1.0]).gpu(1)
+    with pytest.raises(UnimplementedError, match=r"/gpu:1"):
+        with me.device("/gpu:1"):
+            pass

@@ -1,0 +1,43 @@
+"""The GPU tests: every op of the CPU op table run on "/gpu:0" and compared with the CPU.
+
+They need a GPU, real or simulated. ``make test`` runs this folder in a pytest process of its own
+under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1`` must be set before numba is imported,
+so it cannot share the main test process), on tiny inputs: the simulator runs each GPU thread
+as a Python thread. ``make test-gpu`` runs the same tests on a real NVIDIA GPU with larger
+shapes (``MINIEAGER_GPU_SCALE=large``). In a process with no GPU at all they are not collected.
+"""
+import os
+
+import numpy as np
+import pytest
+
+import minieager as me
+from minieager.nn.optimizers import reset_global_step
+
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+LARGE = os.environ.get("MINIEAGER_GPU_SCALE") == "large"
+
+if me.num_gpus() == 0:
+    collect_ignore_glob = ["test_*.py"]
+
+
+def scale(small, large):
+    """A size for this run: ``small`` under the simulator, ``large`` on a real GPU with make test-gpu."""
+    return large if LARGE else small
+
+
+@pytest.fixture(autouse=True)
+def fresh_state():
+    me.random.set_seed(0)
+    me.keras.backend.clear_session()
+    reset_global_step()
+    yield
+
+
+def same(gpu_result, cpu_result, rtol=1e-5, atol=1e-6):
+    """The GPU result lives on the GPU and equals the CPU result (values, shape, dtype)."""
+    assert gpu_result.device == "/gpu:0"
+    assert cpu_result.device == "/cpu:0"
+    assert gpu_result.dtype == cpu_result.dtype, (gpu_result.dtype, cpu_result.dtype)
+    assert gpu_result.shape == cpu_result.shape
+    np.testing.assert_allclose(gpu_result.numpy(), cpu_result.numpy(), rtol=rtol, atol=atol)

@@ -1,0 +1,77 @@
+"""Device semantics on a GPU, as in TF eager: placement, copies, errors, printing."""
+import numpy as np
+import pytest
+
+import minieager as me
+from minieager.engine.errors import InvalidArgumentError, NotFoundError
+
+
+def test_one_gpu_is_found_and_listed():
+    assert me.num_gpus() >= 1
+    assert len(me.config.list_physical_devices("GPU")) == me.num_gpus()
+
+
+def test_with_device_places_new_tensors_and_ops_on_the_gpu():
+    with me.device("/gpu:0"):
+        x = me.constant([[1.0, 2.0], [3.0, 4.0]])
+        y = me.matmul(x, x) + 1.0
+        z = me.zeros([2]) + me.ones([2]) + me.random.uniform([2], seed=1)
+    for t in (x, y, z):
+        assert t.device == "/gpu:0"
+        assert not isinstance(t._value, np.ndarray)      # a device array, not a NumPy one
+    np.testing.assert_allclose(y.numpy(), [[8.0, 11.0], [16.0, 23.0]])
+
+
+def test_results_live_on_the_device_of_their_inputs_outside_any_device_block():
+    x = me.constant([1.0, -2.0, 3.0]).gpu()
+    assert me.constant(1.0).device == "/cpu:0"
+    for result in (x * 2.0, me.exp(x), me.reduce_sum(x), me.zeros_like(x), me.nn.relu(x), x[1:]):
+        assert result.device == "/gpu:0"
+
+
+def test_gpu_and_cpu_copy_and_keep_values():
+    x = me.constant([[1.5, -2.0]], dtype=me.float64)
+    g = x.gpu()
+    assert g.device == "/gpu:0" and g.dtype == me.float64
+    assert g.gpu() is g and x.cpu() is x
+    back = g.cpu()
+    assert back.device == "/cpu:0"
+    np.testing.assert_array_equal(back.numpy(), x.numpy())
+
+
+def test_numpy_and_printing_copy_to_the_host():
+    g = me.constant([1.0, 2.0]).gpu()
+    array = g.numpy()
+    assert isinstance(array, np.ndarray)
+    array[0] = 99.0
+    np.testing.assert_array_equal(g.numpy(), [1.0, 2.0])   # the tensor did not change
+    assert str(g) == "me.Tensor([1. 2.], shape=(2,), dtype=float32)"
+    assert "numpy=array([1., 2.], dtype=float32)" in repr(g)
+    assert float(me.reduce_sum(g)) == 3.0 and np.asarray(g).tolist() == [1.0, 2.0]
+
+
+def test_a_gpu_that_does_not_exist_is_a_clear_error():
+    index = me.num_gpus()
+    with pytest.raises(NotFoundError, match=rf"/gpu:{index}: only {index} GPU\(s\) were found.*me\.num_gpus"):
+        me.constant([1.0]).gpu(index)
+    with pytest.raises(NotFoundError, match=rf"/gpu:{index}"):
+        with me.device(f"/gpu:{index}"):
+            pass
+
+
+@pytest.mark.parametrize("op", [me.add, me.matmul, lambda a, b: me.concat([a, b], axis=0)])
+def test_inputs_on_two_devices_raise_the_device_error(op):
+    a = me.constant([[1.0, 2.0]])
+    b = a.gpu()
+    with pytest.raises(InvalidArgumentError, match=r"different devices \(/cpu:0 and /gpu:0\).*\.cpu\(\) or \.gpu\(\)"):
+        op(a, me.reshape(b, [2, 1]) if op is me.matmul else b)
+
+
+def test_integer_and_bool_tensors_work_on_the_gpu_through_the_host_round_trip():
+    with me.device("/gpu:0"):
+        i = me.constant([3, -1, 2])
+        flags = i > 0
+        picked = me.where(flags, i, me.zeros_like(i))
+        order = me.argmax(me.cast(i, me.float32), axis=0)
+    assert flags.device == picked.device == "/gpu:0"
+    assert flags.dtype == me.bool and picked.numpy().tolist() == [3, 0, 2] and int(order) == 0
