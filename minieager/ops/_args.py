@@ -43,6 +43,7 @@ def integers(values, op_name, arg, minimum=None):
     values = _as_python(values)
     if not isinstance(values, (list, tuple)):
         raise InvalidArgumentError(f"{op_name}: {arg} must be a list of ints, got {values!r}.")
+    values = [_as_python(v) for v in values]   # NumPy ints (np.argsort's) and int tensors count as ints
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or (minimum is not None and v < minimum):
             need = {0: "non-negative ints", 1: "positive ints", -1: "non-negative ints (or one -1)"}.get(

@@ -7,8 +7,9 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import current_device
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.tensor import wrap
+from . import _args
 from .creation import _shape_tuple
 
 _global_seed = None
@@ -36,41 +37,68 @@ def _generator(seed):
 
 
 def _float_dtype(dtype, op):
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _args.dtype(dtype, op)
     if not dtype.is_floating:
-        raise InvalidArgumentError(f"{op}: dtype must be floating, got {dtype.name}.")
+        raise DTypeError(f"{op}: dtype must be floating, got {dtype.name}.")
     return dtype
+
+
+def _number(value, op, arg, positive=False):
+    """A finite Python float from ``value`` (a number or a one-element tensor), >= 0 if ``positive``."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{op}: {arg} must be a number, got {value!r:.80}.") from None
+    if not np.isfinite(value) or (positive and value < 0):
+        raise InvalidArgumentError(f"{op}: {arg} must be a finite{' non-negative' if positive else ''} number, "
+                                   f"got {value}.")
+    return value
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = _float_dtype(dtype, "random.normal")
-    values = _generator(seed).normal(float(mean), float(stddev), _shape_tuple(shape, "random.normal"))
+    mean, stddev = _number(mean, "random.normal", "mean"), _number(stddev, "random.normal", "stddev", True)
+    values = _generator(seed).normal(mean, stddev, _shape_tuple(shape, "random.normal"))
     return wrap(values.astype(dtype.np_dtype), current_device())
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples, redrawn until they lie within two standard deviations of the mean."""
     dtype = _float_dtype(dtype, "random.truncated_normal")
+    mean = _number(mean, "random.truncated_normal", "mean")
+    stddev = _number(stddev, "random.truncated_normal", "stddev", True)
     rng, shape = _generator(seed), _shape_tuple(shape, "random.truncated_normal")
     values = rng.standard_normal(shape)
     bad = np.abs(values) > 2
     while bad.any():
         values[bad] = rng.standard_normal(int(bad.sum()))
         bad = np.abs(values) > 2
-    return wrap((values * float(stddev) + float(mean)).astype(dtype.np_dtype), current_device())
+    return wrap((values * stddev + mean).astype(dtype.np_dtype), current_device())
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform in [minval, maxval) (maxval defaults to 1 for floats; required for ints)."""
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _args.dtype(dtype, "random.uniform")
     shape = _shape_tuple(shape, "random.uniform")
     rng = _generator(seed)
+    if dtype.is_bool:
+        raise DTypeError("random.uniform: dtype must be a number type, got bool.")
     if dtype.is_integer:
         if maxval is None:
             raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
-        values = rng.integers(int(minval), int(maxval), shape)
+        low = _args.integer(minval, "random.uniform", "minval")
+        high = _args.integer(maxval, "random.uniform", "maxval")
+        if not dtype.min <= low < high <= dtype.max + 1:
+            raise InvalidArgumentError(
+                f"random.uniform: [minval, maxval) must be a non-empty range within {dtype.name} "
+                f"({dtype.min}..{dtype.max}), got [{low}, {high}).")
+        values = rng.integers(low, high, shape)
     else:
-        values = rng.uniform(float(minval), 1.0 if maxval is None else float(maxval), shape)
+        low = _number(minval, "random.uniform", "minval")
+        high = 1.0 if maxval is None else _number(maxval, "random.uniform", "maxval")
+        if not low <= high:
+            raise InvalidArgumentError(f"random.uniform: minval must not exceed maxval, got [{low}, {high}).")
+        values = rng.uniform(low, high, shape)
     return wrap(values.astype(dtype.np_dtype), current_device())
 
 
@@ -79,5 +107,7 @@ def shuffle(value, seed=None, name=None):
     from .indexing import gather
     from .creation import convert_to_tensor
     value = convert_to_tensor(value)
+    if value.ndim == 0:
+        raise InvalidArgumentError("random.shuffle: needs a tensor of rank >= 1 to shuffle along its first axis, got a scalar.")
     order = _generator(seed).permutation(value.shape[0])
     return gather(value, wrap(order.astype(np.int64), value.device))
