@@ -81,7 +81,14 @@ def _xent_operands(labels, logits):
         raise InvalidArgumentError(
             f"softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels the same shape; "
             f"got logits {tuple(logits.shape)} and labels {tuple(labels.shape)}.")
+    _check_classes("softmax_cross_entropy_with_logits", logits._value.shape)
     return logits, labels
+
+
+def _check_classes(op_name, logits_shape):
+    if logits_shape[0] and not logits_shape[1]:
+        raise InvalidArgumentError(
+            f"{op_name}: logits {logits_shape} have no classes; a softmax needs at least one per row.")
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -106,6 +113,7 @@ def _sparse_xent_operands(labels, logits):
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels (batch,); "
             f"got logits {logits_shape} and labels {labels_shape}.")
+    _check_classes("sparse_softmax_cross_entropy_with_logits", logits_shape)
     values, classes = labels._value, logits_shape[1]
     if values.size and (values.min() < 0 or values.max() >= classes):
         bad = values[(values < 0) | (values >= classes)].flat[0]
