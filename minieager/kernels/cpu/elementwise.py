@@ -9,7 +9,7 @@ only when the loop runs, so that an op that NumPy does alone never imports numba
 import numpy as np
 
 from ..registry import register_kernel
-from .broadcast import SMALL_SIZE, run_elementwise
+from .broadcast import SMALL_SIZE, run_elementwise, upcast
 
 
 # ----------------------------------------------------------------------------- registration
@@ -47,6 +47,17 @@ def _runner(name, arity, loop, numpy_fn, out_dtype=None):
     return run
 
 
+def _in_float32(numpy_fn):
+    """``numpy_fn`` computed in float32 for float16 operands, as the numba loops compute it.
+
+    For the formulas of several NumPy calls below: in float16 each step would round (``1 - y * y``
+    overflows at |y| > 256), and the two paths of one op would disagree.
+    """
+    def run(*operands):
+        return numpy_fn(*[upcast(a) for a in operands])
+    return run
+
+
 # (op, the NumPy function that computes the same thing). Each op's loop in loops/elementwise.py
 # has the op's name, except where that name would hide a Python builtin inside the loops.
 _LOOP_NAMES = {"abs": "absolute", "pow": "power"}
@@ -57,7 +68,7 @@ _UNARY = [
     ("sign", np.sign),
     ("square", np.square),
     ("sqrt", np.sqrt),
-    ("rsqrt", lambda x: 1 / np.sqrt(x)),
+    ("rsqrt", _in_float32(lambda x: 1 / np.sqrt(x))),
     ("reciprocal", np.reciprocal),
     ("exp", np.exp),
     ("log", np.log),
@@ -66,8 +77,8 @@ _UNARY = [
     ("sin", np.sin),
     ("cos", np.cos),
     ("tanh", np.tanh),
-    ("sigmoid", lambda x: np.exp(-np.logaddexp(0, -x))),   # stable in both tails
-    ("softplus", lambda x: np.logaddexp(0, x)),
+    ("sigmoid", _in_float32(lambda x: np.exp(-np.logaddexp(0, -x)))),   # stable in both tails
+    ("softplus", _in_float32(lambda x: np.logaddexp(0, x))),
     ("relu", lambda x: np.where(x < 0, 0, x)),
 ]
 _BINARY = [
@@ -80,8 +91,8 @@ _BINARY = [
     ("maximum", np.maximum),
     ("minimum", np.minimum),
     ("relu_grad", lambda dy, x: np.where(x > 0, dy, 0)),
-    ("tanh_grad", lambda dy, y: dy * (1 - y * y)),
-    ("sigmoid_grad", lambda dy, y: dy * y * (1 - y)),
+    ("tanh_grad", _in_float32(lambda dy, y: dy * (1 - y * y))),
+    ("sigmoid_grad", _in_float32(lambda dy, y: dy * y * (1 - y))),
 ]
 _UNARY_BOOL = [
     ("logical_not", np.logical_not),
