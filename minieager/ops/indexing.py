@@ -29,7 +29,10 @@ def _normalize_index(index, shape, op_name="getitem"):
             if item.ndim == 0 and item.dtype.kind in "iu":
                 item = int(item)
         elif isinstance(item, list):
-            item = np.asarray(item)
+            try:
+                item = np.asarray(item)
+            except ValueError:
+                raise InvalidArgumentError(f"{op_name}: an index list must be rectangular, got {item!r:.80}.") from None
         if isinstance(item, np.ndarray) and item.dtype.kind not in "iub":
             raise InvalidArgumentError(f"{op_name}: index arrays must be ints or bools, got {item.dtype}.")
         out.append(item)
@@ -87,7 +90,11 @@ _gather_grad = Op("gather_grad", ("dy", "indices"), "scatter_add(dy, indices)", 
 
 def gather(params, indices, axis=0, name=None):
     """Rows (or slices along ``axis``) of ``params`` picked by integer ``indices``."""
-    params, indices = convert_to_tensor(params), convert_to_tensor(indices)
+    params = convert_to_tensor(params)
+    try:
+        indices = convert_to_tensor(indices)
+    except InvalidArgumentError as err:
+        raise InvalidArgumentError(f"gather: indices: {err}") from None
     if not indices.dtype.is_integer:
         raise DTypeError(f"gather: indices must be integers, got {indices.dtype.name}.")
     axis = normalize_axis(axis, params.ndim, "gather")

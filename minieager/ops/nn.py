@@ -3,6 +3,8 @@
 conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
 ``conv2d_backprop_filter``), each with its own VJP, so second derivatives work through them.
 """
+import numpy as np
+
 from ..engine import recording
 from ..engine.errors import InvalidArgumentError, UnimplementedError
 from ..engine.op import Op
@@ -257,8 +259,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     from .random import uniform
     x = convert_to_tensor(x)
     check_float("dropout", x)
-    if not 0 <= float(rate) < 1:
-        raise InvalidArgumentError(f"dropout: rate must be in [0, 1), got {rate}.")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) or not 0 <= rate < 1:
+        raise InvalidArgumentError(f"dropout: rate must be a number in [0, 1), got {rate!r:.80}.")
     if float(rate) == 0:
         return x
     keep = ew.cast(ew.greater_equal(uniform(noise_shape or x.shape, dtype=x.dtype, seed=seed), rate), x.dtype)
