@@ -58,6 +58,18 @@ def _in_float32(numpy_fn):
     return run
 
 
+def _sigmoid(x):
+    """1 / (1 + exp(-x)), written as the loop does: with e = exp(-|x|) nothing overflows, and e / (1 + e)
+    keeps full precision for very negative x (exp(-logaddexp(0, -x)) lost 8 ulp there)."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _leaky_relu(x, alpha):
+    w = upcast(x)   # alpha in the compute dtype, as the loop gets it (float16's 0.2 is 0.19995)
+    return np.where(w >= 0, w, w.dtype.type(alpha) * w)
+
+
 # (op, the NumPy function that computes the same thing). Each op's loop in loops/elementwise.py
 # has the op's name, except where that name would hide a Python builtin inside the loops.
 _LOOP_NAMES = {"abs": "absolute", "pow": "power"}
@@ -77,7 +89,7 @@ _UNARY = [
     ("sin", np.sin),
     ("cos", np.cos),
     ("tanh", np.tanh),
-    ("sigmoid", _in_float32(lambda x: np.exp(-np.logaddexp(0, -x)))),   # stable in both tails
+    ("sigmoid", _in_float32(_sigmoid)),
     ("softplus", _in_float32(lambda x: np.logaddexp(0, x))),
     ("relu", lambda x: np.where(x < 0, 0, x)),
 ]
@@ -129,4 +141,4 @@ def divide(a, b):
 
 @register_kernel("leaky_relu", "cpu")
 def leaky_relu(x, alpha=0.2):
-    return run_elementwise("leaky_relu", lambda v, a: np.where(v >= 0, v, a * v), x, attrs=(alpha,))
+    return run_elementwise("leaky_relu", _leaky_relu, x, attrs=(alpha,))
