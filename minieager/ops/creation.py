@@ -175,7 +175,9 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF'
     if dtype is None:
         dtype = dtypes.float32 if any(isinstance(v, float) for v in values) else dtypes.int32
     dtype = _args.dtype(dtype, "range")
-    return wrap(fit(np.arange(*values), dtype, "range"), current_device())
+    if dtype.is_floating:   # computed in the dtype itself, as NumPy does it
+        return wrap(np.arange(*values, dtype=dtype.np_dtype), current_device())
+    return wrap(fit(np.arange(*values), dtype, "range"), current_device())   # ints: never wrapped
 
 
 def linspace(start, stop, num, name=None):

@@ -39,7 +39,7 @@ def _normalize_index(index, shape, op_name="getitem"):
     index = tuple(out)
     try:
         np.empty(shape, dtype=np.bool_)[index]   # validate against the shape, cheaply (no data)
-    except (IndexError, TypeError, ValueError) as err:
+    except (IndexError, TypeError, ValueError, OverflowError) as err:
         raise InvalidArgumentError(f"{op_name}: {err} (tensor shape {tuple(shape)}).") from None
     return index
 

@@ -71,7 +71,7 @@ def tensordot(a, b, axes, name=None):
         if not isinstance(axes, (list, tuple)) or len(axes) != 2:
             raise InvalidArgumentError(
                 f"tensordot: axes must be an int or a pair [axes of a, axes of b], got {axes!r:.80}.")
-        pair = [[x] if isinstance(x, (int, np.integer)) else list(x) for x in axes]
+        pair = [list(x) if isinstance(x, (list, tuple)) else [x] for x in axes]   # each checked below
         axes_a = [normalize_axis(x, a.ndim, "tensordot", "axes[0]") for x in pair[0]]
         axes_b = [normalize_axis(x, b.ndim, "tensordot", "axes[1]") for x in pair[1]]
         if len(axes_a) != len(axes_b) or len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):

@@ -52,7 +52,7 @@ def _number(value, op, arg, positive=False):
     if not np.isfinite(value) or (positive and value < 0):
         raise InvalidArgumentError(f"{op}: {arg} must be a finite{' non-negative' if positive else ''} number, "
                                    f"got {value}.")
-    return value
+    return value + 0.0   # -0.0 -> 0.0 (NumPy's samplers refuse a scale of -0.0)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
