@@ -21,6 +21,10 @@ see below); NumPy's own SIMD tanh takes 0.23 ms on its one thread. Its error, me
 million float32 values, is at most 2.5 ulp (NumPy's: 1.4); the kernel tests check it across
 the whole float32 range, in the loops' scalar tails, and at nan, +-inf and -0.0.
 
+float64 ``vtanh`` is the same recipe again, ``-m / (2 + m)`` with ``m = expm1(-2|x|)`` from a
+float64 ``_expm1_f64``: within 3 ulp of NumPy over 600,000 values from 1e-300 to 25 (measured;
+``tests/fuzz`` checks 4). Its earlier Taylor series near 0 stopped at x**9 and was 73 ulp off.
+
 Use these inside kernels compiled with ``fastmath={"contract"}``: it lets LLVM fuse each
 ``a * b + c`` of the polynomials into one FMA instruction (faster, and rounded once instead of
 twice) without the other fastmath assumptions, so nan and inf still behave.
