@@ -44,18 +44,22 @@ def test_shape_ops(path, data):
 
 @st.composite
 def slice_index(draw, shape):
-    index = []
-    for n in shape[:draw(st.integers(0, len(shape)))]:
+    """Ints, slices (any bounds, nonzero steps) and newaxis for the leading axes, maybe a trailing ``...``."""
+    index, axis = [], 0
+    while axis < len(shape) and draw(st.booleans()):
+        n = shape[axis]
         kind = draw(st.sampled_from(["int", "slice", "newaxis"] if n else ["slice", "newaxis"]))
+        if kind == "newaxis":   # takes no axis of the tensor
+            index.append(None)
+            continue
         if kind == "int":
             index.append(draw(st.integers(-n, n - 1)))
-        elif kind == "newaxis":
-            index.append(None)
         else:
             bound = st.none() | st.integers(-n - 2, n + 2)
             index.append(slice(draw(bound), draw(bound), draw(st.none() | st.integers(-3, 3).filter(bool))))
+        axis += 1
     if draw(st.booleans()):
-        index.insert(draw(st.integers(0, len(index))), Ellipsis)
+        index.append(Ellipsis)
     return tuple(index)
 
 
