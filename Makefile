@@ -10,10 +10,12 @@ STAMP  := $(VENV)/.minieager-installed
 # `make warmup` has filled numba's cache for the loops as they are now (see the warmup rule).
 WARM   := $(VENV)/.minieager-warm
 
-# Optional: the benchmarks compare against PyTorch when it is importable. A "+cpu" version is
-# only ever a local or CPU-index wheel (PyPI serves none), so this never pulls the multi-gigabyte
-# CUDA build; where no such wheel exists it is skipped. `make test TORCH=` skips it outright.
+# Optional, for `make bench` only: the benchmarks compare against PyTorch when it is importable. A
+# "+cpu" version is only ever a local or CPU-index wheel (PyPI serves none), so this never pulls the
+# multi-gigabyte CUDA build; where no such wheel exists it is skipped. `make bench TORCH=` skips it.
+# `make test` and `make lab` never install it (754 MB of the venv).
 TORCH  ?= torch==2.13.0+cpu
+TORCH_STAMP := $(VENV)/.torch-tried
 
 # One pytest run: the unit tests, the debugger front-end's browser tests, then every notebook
 # executed top to bottom by nbval in this venv's kernel. Folders not created yet are left out.
@@ -23,14 +25,16 @@ PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks course/tests 
 # simulator is chosen by an environment variable read when numba is imported. Tiny shapes; ~2 min.
 GPU_SIM_TEST := NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest tests/gpu -q
 
-.PHONY: test test-fast test-gpu check-ptx lab bench warmup clean course grade
+.PHONY: test test-fast test-gpu check-ptx lab bench warmup clean course grade system-check system-check-no-browser
 
-test: $(STAMP)
+# .ci/check-system first (before the venv is built) says which system package (graphviz,
+# chromium ...) is missing, if one is, instead of letting a notebook fail on it in nbval.
+test: system-check $(STAMP)
 	$(PYTEST)
 	$(GPU_SIM_TEST)
 
 # Everything but the tests that drive JupyterLab in a real browser.
-test-fast: $(STAMP)
+test-fast: system-check-no-browser $(STAMP)
 	$(PYTEST) -m "not browser"
 	$(GPU_SIM_TEST)
 
@@ -46,12 +50,18 @@ check-ptx: $(STAMP)
 	$(PIP) install -q -e '.[cuda-toolkit]'
 	$(PY) tests/gpu/check_ptx.py
 
+system-check:
+	@.ci/check-system
+
+system-check-no-browser:
+	@.ci/check-system --no-browser
+
 # Jupyter refuses to start as root unless told to (CI machines and containers often are root).
 lab: $(WARM)
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Each bench script prints its own table; stop at the first one that fails.
-bench: $(STAMP)
+bench: $(STAMP) $(TORCH_STAMP)
 	@set -e; for f in $(sort $(wildcard bench/bench_*.py)); do echo "== $$f"; $(PY) $$f; done
 
 # Compile every numba loop into numba's cache once, so that no notebook waits for a compiler
@@ -62,6 +72,7 @@ warmup: $(WARM)
 $(WARM): $(STAMP) minieager/warmup.py $(wildcard minieager/kernels/cpu/loops/*.py)
 	$(PY) -m minieager.warmup
 	touch $@
+
 # The course (course/exercises/README.md): the learner notebooks regenerated from the solutions and
 # both executed; `make grade SUBMISSIONS=folder` grades a folder of submitted notebooks.
 course: $(STAMP)
@@ -76,8 +87,14 @@ $(PY):
 
 # The dev extras include the notebook extras and Playwright's Python package. No browser is
 # downloaded (`playwright install` is never run): the browser tests use the system Chromium.
+# editable_mode=compat puts the checkout on sys.path (a .pth line) instead of an import hook that
+# Python consults last: run from the folder that holds a checkout named minieager/, Python would
+# otherwise import that folder as an empty namespace package (tests/test_fresh_machine.py).
 $(STAMP): pyproject.toml | $(PY)
-	$(PIP) install -q -e '.[dev]'
+	$(PIP) install -q -e '.[dev]' --config-settings editable_mode=compat
+	touch $@
+
+$(TORCH_STAMP): | $(PY)
 	$(if $(TORCH),$(PIP) install -q '$(TORCH)' || echo "note: $(TORCH) is not available here; skipped (optional)")
 	touch $@
 

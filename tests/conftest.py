@@ -24,3 +24,17 @@ def no_recent_blas_call():
     so without this a test's path would depend on whether the test before it multiplied matrices.
     """
     threads.forget_blas_call()
+
+
+# ---- hypothesis profiles (tests/fuzz) --------------------------------------------------------------
+# "ci", the default, keeps the whole fuzz suite within a few minutes on 2 cores; a long local run:
+# `pytest tests/fuzz --hypothesis-profile=long` (random examples each run; "ci" draws the same ones
+# every run, so that CI is reproducible). No deadline: the first call of a numba loop loads
+# or compiles it, which takes far longer than any later call.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.register_profile("long", max_examples=3000, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.load_profile("ci")

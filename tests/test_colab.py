@@ -2,7 +2,6 @@
 
 It runs on copies of the real notebooks (the committed ones get the cell when the lead runs it).
 """
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -21,10 +20,14 @@ def colab():
 
 
 @pytest.fixture
-def copies(tmp_path):
+def copies(tmp_path, colab):
+    """Copies of three real notebooks as they were before the Colab cell (the committed ones have it)."""
     paths = []
     for src in sorted((REPO / "notebooks").glob("0[0-2]_*.ipynb")):
-        paths.append(Path(shutil.copy(src, tmp_path / src.name)))
+        nb = nbformat.read(src, as_version=4)
+        nb.cells = [c for c in nb.cells if c.get("id") != colab.CELL_ID]
+        nbformat.write(nb, tmp_path / src.name)
+        paths.append(tmp_path / src.name)
     return paths
 
 

@@ -13,6 +13,14 @@ class InvalidArgumentError(MinieagerError, ValueError):
     """An op got an argument it cannot work with (bad shape, axis, value)."""
 
 
+class DTypeError(InvalidArgumentError, TypeError):
+    """An op got a tensor of a dtype it does not take (a float where it needs ints, a bool to add).
+
+    Both an InvalidArgumentError (so ``except ValueError`` catches it, as before) and a TypeError
+    (what TensorFlow raises for a dtype an op does not accept).
+    """
+
+
 class NotFoundError(MinieagerError, LookupError):
     """Something that was asked for does not exist (a file, a device, a checkpoint)."""
 

@@ -12,7 +12,7 @@ The rules (README "dtypes" states them for learners):
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.device import CPU
 from ..engine.tensor import Tensor, place, wrap
 from .creation import _to_array, convert_to_tensor
@@ -135,14 +135,14 @@ def operands(op_name, *values):
 def check_not_bool(op_name, *tensors):
     for t in tensors:
         if t._dtype.is_bool:
-            raise InvalidArgumentError(
+            raise DTypeError(
                 f"{op_name}: bool tensors are not numbers. Cast first, e.g. me.cast(x, me.int32) or "
                 f"me.cast(x, me.float32); for logic use me.logical_and / me.logical_or.")
 
 
 def check_float(op_name, x):
     if not x._dtype.is_floating:
-        raise InvalidArgumentError(
+        raise DTypeError(
             f"{op_name} needs a floating-point tensor, got {x.dtype.name} with shape {tuple(x.shape)}. "
             f"Cast it first: me.cast(x, me.float32).")
 

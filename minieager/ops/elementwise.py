@@ -5,12 +5,15 @@ other. VJPs are written with minieager ops, so a second tape can differentiate t
 Broadcasting: a VJP may return a gradient of the broadcast output shape; the tape sums it back
 to each input's shape (``autodiff/backprop.unbroadcast``).
 """
+import numpy as np
+
 from ..engine import dtypes, temporaries
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
 from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor
-from ._operands import check_broadcast, check_float, check_not_bool, operands
+from . import _args
+from ._operands import broadcast_shape, check_broadcast, check_float, check_not_bool, operands
 from .creation import convert_to_tensor, ones_like, zeros_like
 
 
@@ -134,6 +137,10 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
 
 
 def squared_difference(x, y, name=None):
+    """(x - y)^2, elementwise, broadcasting x and y."""
+    x, y = operands("squared_difference", x, y)
+    check_not_bool("squared_difference", x)
+    check_broadcast("squared_difference", x, y)
     return square(subtract(x, y))
 
 
@@ -156,7 +163,7 @@ def _logical(name):
     def logic(x, y, name=None):
         x, y = operands(checked.__name__, x, y)
         if not x.dtype.is_bool:
-            raise TypeError(f"{checked.__name__} works on bool tensors, got {x.dtype.name}. "
+            raise DTypeError(f"{checked.__name__} works on bool tensors, got {x.dtype.name}. "
                             f"Compare first (x > 0) or cast with me.cast(x, me.bool).")
         return checked(x, y)
     logic.__name__ = logic.__qualname__ = checked.__name__
@@ -173,7 +180,7 @@ _logical_not = Op("logical_not", ("x",))
 def logical_not(x, name=None):
     x = convert_to_tensor(x)
     if not x.dtype.is_bool:
-        raise TypeError(f"logical_not (~) works on bool tensors, got {x.dtype.name}.")
+        raise DTypeError(f"logical_not (~) works on bool tensors, got {x.dtype.name}.")
     return _logical_not(x)
 
 
@@ -252,6 +259,8 @@ _leaky_relu = Op("leaky_relu", ("x",), "max(x, alpha x)", ("dy * (1 if x > 0 els
 def leaky_relu(features, alpha=0.2, name=None):
     x = convert_to_tensor(features)
     check_float("leaky_relu", x)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise InvalidArgumentError(f"leaky_relu: alpha must be a number, got {alpha!r:.80}.")
     return _leaky_relu(x, alpha=float(alpha))
 
 
@@ -285,7 +294,7 @@ def where(condition, x=None, y=None, name=None):
         from .indexing import where_indices
         return where_indices(condition)
     if not condition.dtype.is_bool:
-        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype.name}.")
+        raise DTypeError(f"where: condition must be a bool tensor, got {condition.dtype.name}.")
     x, y = operands("where", x, y)
     check_broadcast("where", condition, x, y)
     return _where(condition, x, y)
@@ -301,7 +310,7 @@ _cast = Op("cast", ("x",), "cast(x)", ("cast(dy) back to x's dtype",), vjp=_cast
 def cast(x, dtype, name=None):
     """``x`` converted to ``dtype`` (floats to ints truncate toward zero, as in NumPy and TF)."""
     x = convert_to_tensor(x)
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _args.dtype(dtype, "cast")
     if x.dtype is dtype:
         return x
     return _cast(x, dtype=dtype)
@@ -309,4 +318,10 @@ def cast(x, dtype, name=None):
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clamp to ``[min, max]``; the gradient flows where ``min <= t <= max``."""
-    return maximum(minimum(t, clip_value_max), clip_value_min)
+    t, low, high = operands("clip_by_value", t, clip_value_min, clip_value_max)
+    check_not_bool("clip_by_value", t)
+    if broadcast_shape(t._value.shape, low._value.shape, high._value.shape) != t._value.shape:
+        raise InvalidArgumentError(
+            f"clip_by_value: clip_value_min {tuple(low.shape)} and clip_value_max {tuple(high.shape)} must "
+            f"broadcast to the shape of t {tuple(t.shape)}.")
+    return maximum(minimum(t, high), low)

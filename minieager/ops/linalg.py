@@ -3,11 +3,15 @@
 For ``out = a @ b`` the gradients are ``dy @ b^T`` for ``a`` and ``a^T @ dy`` for ``b``; the
 transpose flags let the backward pass use them without copying a transposed matrix.
 """
+import math
+
 import numpy as np
 
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
+from . import _args
 from . import elementwise as ew
+from ._axes import normalize_axis
 from ._operands import broadcast_shape, check_not_bool, operands
 from .creation import convert_to_tensor
 
@@ -57,13 +61,23 @@ def tensordot(a, b, axes, name=None):
     """Sum products over ``axes`` of a and b (an int n: the last n of a with the first n of b)."""
     from .shape import reshape, transpose
     a, b = operands("tensordot", a, b)
-    if isinstance(axes, (int, np.integer)):
-        axes_a, axes_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    check_not_bool("tensordot", a)
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        n = _args.integer(axes, "tensordot", "axes", minimum=0)
+        if n > min(a.ndim, b.ndim):
+            raise InvalidArgumentError(
+                f"tensordot: axes={n} sums over more axes than a {tuple(a.shape)} or b {tuple(b.shape)} has.")
+        axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
-        axes_a, axes_b = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
-                          [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
-    axes_a = [x % a.ndim for x in axes_a]
-    axes_b = [x % b.ndim for x in axes_b]
+        if not isinstance(axes, (list, tuple)) or len(axes) != 2:
+            raise InvalidArgumentError(
+                f"tensordot: axes must be an int or a pair [axes of a, axes of b], got {axes!r:.80}.")
+        pair = [list(x) if isinstance(x, (list, tuple)) else [x] for x in axes]   # each checked below
+        axes_a = [normalize_axis(x, a.ndim, "tensordot", "axes[0]") for x in pair[0]]
+        axes_b = [normalize_axis(x, b.ndim, "tensordot", "axes[1]") for x in pair[1]]
+        if len(axes_a) != len(axes_b) or len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+            raise InvalidArgumentError(
+                f"tensordot: axes {pair[0]} of a and {pair[1]} of b must be as many, each axis named once.")
     for i, j in zip(axes_a, axes_b):
         if a.shape[i] != b.shape[j]:
             raise InvalidArgumentError(
@@ -71,9 +85,9 @@ def tensordot(a, b, axes, name=None):
                 f"{tuple(b.shape)} has size {b.shape[j]}.")
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
-    k = int(np.prod([a.shape[i] for i in axes_a]))
-    a2 = reshape(transpose(a, free_a + axes_a), (-1, k))
-    b2 = reshape(transpose(b, axes_b + free_b), (k, -1))
+    k = math.prod(a.shape[i] for i in axes_a)
+    a2 = reshape(transpose(a, free_a + axes_a), (math.prod(a.shape[i] for i in free_a), k))
+    b2 = reshape(transpose(b, axes_b + free_b), (k, math.prod(b.shape[i] for i in free_b)))
     return reshape(matmul(a2, b2), [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b])
 
 
@@ -81,6 +95,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
     """The vector norm: 'euclidean' (2), 1, or np.inf, over ``axis`` (default: all elements)."""
     from .reductions import reduce_max, reduce_sum
     x = ew.convert_to_tensor(tensor)
+    check_not_bool("norm", x)
     if ord in ("euclidean", 2, "fro"):
         return ew.sqrt(reduce_sum(ew.square(x), axis=axis, keepdims=keepdims))
     if ord == 1:

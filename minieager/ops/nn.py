@@ -3,10 +3,13 @@
 conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
 ``conv2d_backprop_filter``), each with its own VJP, so second derivatives work through them.
 """
+import numpy as np
+
 from ..engine import recording
 from ..engine.errors import InvalidArgumentError, UnimplementedError
 from ..engine.op import Op
 from . import elementwise as ew
+from . import _args
 from ._axes import normalize_axis
 from ._operands import check_float, check_not_bool, operands
 from .creation import convert_to_tensor
@@ -80,7 +83,14 @@ def _xent_operands(labels, logits):
         raise InvalidArgumentError(
             f"softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels the same shape; "
             f"got logits {tuple(logits.shape)} and labels {tuple(labels.shape)}.")
+    _check_classes("softmax_cross_entropy_with_logits", logits._value.shape)
     return logits, labels
+
+
+def _check_classes(op_name, logits_shape):
+    if logits_shape[0] and not logits_shape[1]:
+        raise InvalidArgumentError(
+            f"{op_name}: logits {logits_shape} have no classes; a softmax needs at least one per row.")
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -105,6 +115,7 @@ def _sparse_xent_operands(labels, logits):
         raise InvalidArgumentError(
             f"sparse_softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels (batch,); "
             f"got logits {logits_shape} and labels {labels_shape}.")
+    _check_classes("sparse_softmax_cross_entropy_with_logits", logits_shape)
     values, classes = labels._host(), logits_shape[1]
     if values.size and (values.min() < 0 or values.max() >= classes):
         bad = values[(values < 0) | (values >= classes)].flat[0]
@@ -149,27 +160,6 @@ def bias_add(value, bias, data_format="NHWC", name=None):
 
 
 # ---- convolution ----------------------------------------------------------------------------------
-def _pair(value, name, op_name):
-    """TF accepts 2, [2, 2] or [1, 2, 2, 1] for strides and window sizes."""
-    if isinstance(value, int):
-        return (value, value)
-    value = [int(v) for v in value]
-    if len(value) == 1:
-        return (value[0], value[0])
-    if len(value) == 2:
-        return tuple(value)
-    if len(value) == 4 and value[0] == value[3] == 1:
-        return (value[1], value[2])
-    raise InvalidArgumentError(f"{op_name}: {name} must be an int, [h, w] or [1, h, w, 1], got {value}.")
-
-
-def _padding(padding, op_name):
-    padding = str(padding).upper()
-    if padding not in ("SAME", "VALID"):
-        raise InvalidArgumentError(f"{op_name}: padding must be 'SAME' or 'VALID', got {padding!r}.")
-    return padding
-
-
 def _conv_vjp(dy, x, w, out, strides, padding, needs):
     # The input gradient of a first layer (x is the data) is never needed: skip it (selective=True).
     need_x, need_w = needs
@@ -210,12 +200,15 @@ def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilat
         raise InvalidArgumentError(
             f"conv2d: the input has {x.shape[3]} channels but the filters expect {w.shape[2]} "
             f"(input {tuple(x.shape)}, filters {tuple(w.shape)}).")
-    padding = _padding(padding, "conv2d")
+    if w.shape[0] < 1 or w.shape[1] < 1:
+        raise InvalidArgumentError(f"conv2d: filters must be at least 1x1, got filters {tuple(w.shape)}.")
+    strides = _args.window_pair(strides, "conv2d", "strides")
+    padding = _args.padding(padding, "conv2d")
     if padding == "VALID" and (x.shape[1] < w.shape[0] or x.shape[2] < w.shape[1]):
         raise InvalidArgumentError(
             f"conv2d: with padding='VALID' the {w.shape[0]}x{w.shape[1]} filter does not fit in the "
             f"{x.shape[1]}x{x.shape[2]} input. Use padding='SAME' or a smaller filter.")
-    return _conv2d(x, w, strides=_pair(strides, "strides", "conv2d"), padding=padding)
+    return _conv2d(x, w, strides=strides, padding=padding)
 
 
 # ---- pooling --------------------------------------------------------------------------------------
@@ -235,14 +228,16 @@ _avg_pool2d = Op("avg_pool2d", ("x",), "avg_pool2d(x)", ("dy shared equally over
                      _avg_pool2d_grad(dy, input_shape=tuple(x.shape), ksize=ksize, strides=strides, padding=padding),))
 
 
-def _pool(op, name, input, ksize, strides, padding):  # noqa: A002
+def _pool(op, name, input, ksize, strides, padding, data_format):  # noqa: A002
     x = convert_to_tensor(input)
     check_float(name, x)
+    if data_format != "NHWC":
+        raise InvalidArgumentError(f"{name}: only data_format='NHWC' is supported, got {data_format!r}.")
     if x.ndim != 4:
         raise InvalidArgumentError(f"{name}: input must be (batch, height, width, channels), got {tuple(x.shape)}.")
-    ksize = _pair(ksize, "ksize", name)
-    strides = _pair(ksize if strides is None else strides, "strides", name)
-    padding = _padding(padding, name)
+    ksize = _args.window_pair(ksize, name, "ksize")
+    strides = _args.window_pair(ksize if strides is None else strides, name, "strides")
+    padding = _args.padding(padding, name)
     if padding == "VALID" and (x.shape[1] < ksize[0] or x.shape[2] < ksize[1]):
         raise InvalidArgumentError(
             f"{name}: with padding='VALID' the {ksize[0]}x{ksize[1]} window does not fit in the "
@@ -251,11 +246,11 @@ def _pool(op, name, input, ksize, strides, padding):  # noqa: A002
 
 
 def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):  # noqa: A002
-    return _pool(_max_pool2d, "max_pool2d", input, ksize, strides, padding)
+    return _pool(_max_pool2d, "max_pool2d", input, ksize, strides, padding, data_format)
 
 
 def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):  # noqa: A002
-    return _pool(_avg_pool2d, "avg_pool2d", input, ksize, strides, padding)
+    return _pool(_avg_pool2d, "avg_pool2d", input, ksize, strides, padding, data_format)
 
 
 # ---- dropout -------------------------------------------------------------------------------------
@@ -264,8 +259,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     from .random import uniform
     x = convert_to_tensor(x)
     check_float("dropout", x)
-    if not 0 <= float(rate) < 1:
-        raise InvalidArgumentError(f"dropout: rate must be in [0, 1), got {rate}.")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) or not 0 <= rate < 1:
+        raise InvalidArgumentError(f"dropout: rate must be a number in [0, 1), got {rate!r:.80}.")
     if float(rate) == 0:
         return x
     keep = ew.cast(ew.greater_equal(uniform(noise_shape or x.shape, dtype=x.dtype, seed=seed), rate), x.dtype)

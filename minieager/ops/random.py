@@ -7,9 +7,10 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import CPU, current_device
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.recording import tracers
 from ..engine.tensor import place, wrap
+from . import _args
 from .creation import _shape_tuple
 
 _global_seed = None
@@ -53,17 +54,35 @@ def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):
     return wrap(get_kernel(kernel_name, "gpu")(shape, seed, a, b, dtype.np_dtype), device)
 
 
+def _on_gpu_now():
+    """Whether new random tensors are drawn by a GPU kernel (on a GPU device, outside me.function)."""
+    return current_device() != CPU and not tracers
+
+
 def _float_dtype(dtype, op):
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _args.dtype(dtype, op)
     if not dtype.is_floating:
-        raise InvalidArgumentError(f"{op}: dtype must be floating, got {dtype.name}.")
+        raise DTypeError(f"{op}: dtype must be floating, got {dtype.name}.")
     return dtype
+
+
+def _number(value, op, arg, positive=False):
+    """A finite Python float from ``value`` (a number or a one-element tensor), >= 0 if ``positive``."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{op}: {arg} must be a number, got {value!r:.80}.") from None
+    if not np.isfinite(value) or (positive and value < 0):
+        raise InvalidArgumentError(f"{op}: {arg} must be a finite{' non-negative' if positive else ''} number, "
+                                   f"got {value}.")
+    return value + 0.0   # -0.0 -> 0.0 (NumPy's samplers refuse a scale of -0.0)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = _float_dtype(dtype, "random.normal")
-    shape, mean, stddev = _shape_tuple(shape, "random.normal"), float(mean), float(stddev)
-    if current_device() != CPU and not tracers:   # drawn on the GPU (kernels/cuda/random.py)
+    mean, stddev = _number(mean, "random.normal", "mean"), _number(stddev, "random.normal", "stddev", True)
+    shape = _shape_tuple(shape, "random.normal")
+    if _on_gpu_now():   # drawn on the GPU (kernels/cuda/random.py)
         return _on_gpu("random_normal", shape, _generator(seed), mean, stddev, dtype, current_device())
 
     def draw():
@@ -74,6 +93,8 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal samples, redrawn until they lie within two standard deviations of the mean."""
     dtype = _float_dtype(dtype, "random.truncated_normal")
+    mean = _number(mean, "random.truncated_normal", "mean")
+    stddev = _number(stddev, "random.truncated_normal", "stddev", True)
     shape = _shape_tuple(shape, "random.truncated_normal")
 
     def draw():
@@ -83,26 +104,36 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
         while bad.any():
             values[bad] = rng.standard_normal(int(bad.sum()))
             bad = np.abs(values) > 2
-        return (values * float(stddev) + float(mean)).astype(dtype.np_dtype)
+        return (values * stddev + mean).astype(dtype.np_dtype)
     return _random("truncated_normal", draw, shape, dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform in [minval, maxval) (maxval defaults to 1 for floats; required for ints)."""
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _args.dtype(dtype, "random.uniform")
     shape = _shape_tuple(shape, "random.uniform")
-    if dtype.is_integer and maxval is None:
-        raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
-    if dtype.is_floating and current_device() != CPU and not tracers:   # drawn on the GPU
-        return _on_gpu("random_uniform", shape, _generator(seed), float(minval),
-                       1.0 if maxval is None else float(maxval), dtype, current_device())
+    if dtype.is_bool:
+        raise DTypeError("random.uniform: dtype must be a number type, got bool.")
+    if dtype.is_integer:
+        if maxval is None:
+            raise InvalidArgumentError("random.uniform: maxval is required for integer dtypes.")
+        low = _args.integer(minval, "random.uniform", "minval")
+        high = _args.integer(maxval, "random.uniform", "maxval")
+        if not dtype.min <= low < high <= dtype.max + 1:
+            raise InvalidArgumentError(
+                f"random.uniform: [minval, maxval) must be a non-empty range within {dtype.name} "
+                f"({dtype.min}..{dtype.max}), got [{low}, {high}).")
+    else:
+        low = _number(minval, "random.uniform", "minval")
+        high = 1.0 if maxval is None else _number(maxval, "random.uniform", "maxval")
+        if not low <= high:
+            raise InvalidArgumentError(f"random.uniform: minval must not exceed maxval, got [{low}, {high}).")
+        if _on_gpu_now():   # drawn on the GPU
+            return _on_gpu("random_uniform", shape, _generator(seed), low, high, dtype, current_device())
 
     def draw():
         rng = _generator(seed)
-        if dtype.is_integer:
-            values = rng.integers(int(minval), int(maxval), shape)
-        else:
-            values = rng.uniform(float(minval), 1.0 if maxval is None else float(maxval), shape)
+        values = rng.integers(low, high, shape) if dtype.is_integer else rng.uniform(low, high, shape)
         return values.astype(dtype.np_dtype)
     return _random("uniform", draw, shape, dtype)
 
@@ -112,6 +143,8 @@ def shuffle(value, seed=None, name=None):
     from .indexing import gather
     from .creation import convert_to_tensor
     value = convert_to_tensor(value)
+    if value.ndim == 0:
+        raise InvalidArgumentError("random.shuffle: needs a tensor of rank >= 1 to shuffle along its first axis, got a scalar.")
     n = value.shape[0]
 
     def draw():

@@ -4,12 +4,15 @@ The VJP of a reduction spreads the output gradient back over the elements that w
 ``reduce_sum`` copies it to every element, ``reduce_max`` gives it to the maxima (shared equally
 at ties, as TensorFlow does).
 """
+import math
+
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
 from . import elementwise as ew
+from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
-from ._operands import check_not_bool
+from ._operands import check_float, check_not_bool
 from .creation import convert_to_tensor
 from .shape import broadcast_to, reshape, stop_gradient
 
@@ -60,7 +63,7 @@ def _reduce(op, x, axis, keepdims, numeric=True):
     if numeric:
         check_not_bool(op.name, x)
     elif not x.dtype.is_bool:
-        raise TypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
+        raise DTypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
     axes = normalize_axes(axis, x._value.ndim, op.name)
     return op(x, axis=axes, keepdims=bool(keepdims))
 
@@ -70,14 +73,25 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """The mean (of an integer tensor: the integer mean, truncated, as in TensorFlow)."""
+    """The mean. Of an integer tensor: the integer mean, truncated toward zero, as in TensorFlow
+    (the mean of [-1, -2] is -1). The sum is taken in a wide type (int64; float32 for float16),
+    so that neither a long float16 row nor many uint8 values overflow on the way."""
     x = convert_to_tensor(input_tensor)
+    check_not_bool("reduce_mean", x)
     axes = normalize_axes(axis, x._value.ndim, "reduce_mean")
-    count = 1
-    for a in axes:
-        count *= x._value.shape[a]
-    total = reduce_sum(x, axis=axes, keepdims=keepdims)
-    return ew.floordiv(total, count) if x.dtype.is_integer else ew.divide(total, count)
+    count = math.prod(x._value.shape[a] for a in axes)
+    dtype = x.dtype
+    if dtype.is_integer:
+        if count == 0 and math.prod(n for i, n in enumerate(x._value.shape) if i not in axes) > 0:
+            raise InvalidArgumentError(
+                f"reduce_mean: the mean over an empty axis has no value in {dtype.name} (there is no integer NaN); "
+                f"shape {tuple(x.shape)}, axis {list(axes)}. Cast to a float first for NaN, as NumPy gives.")
+        total = reduce_sum(ew.cast(x, dtypes.int64), axis=axes, keepdims=keepdims)
+        mean = ew.multiply(ew.sign(total), ew.floordiv(ew.abs(total), max(count, 1)))   # truncates toward zero
+        return ew.cast(mean, dtype)
+    if dtype is dtypes.float16:
+        return ew.cast(reduce_mean(ew.cast(x, dtypes.float32), axes, keepdims), dtype)
+    return ew.divide(reduce_sum(x, axis=axes, keepdims=keepdims), count)
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
@@ -101,9 +115,12 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """log(sum(exp(x))), computed stably by subtracting the max first."""
+    """log(sum(exp(x))), computed stably by subtracting the max first (float16 in float32)."""
     x = convert_to_tensor(input_tensor)
+    check_float("reduce_logsumexp", x)
     axes = normalize_axes(axis, x.ndim, "reduce_logsumexp")
+    if x.dtype is dtypes.float16:
+        return ew.cast(reduce_logsumexp(ew.cast(x, dtypes.float32), axes, keepdims), x.dtype)
     peak = stop_gradient(reduce_max(x, axis=axes, keepdims=True))
     peak = ew.where(ew.is_finite(peak), peak, ew.zeros_like(peak))
     result = ew.add(ew.log(reduce_sum(ew.exp(ew.subtract(x, peak)), axis=axes, keepdims=True)), peak)
@@ -120,8 +137,15 @@ def _arg(op, x, axis, output_type):
     check_not_bool(op.name, x)
     if x.ndim == 0:
         raise InvalidArgumentError(f"{op.name} needs a tensor of rank >= 1, got a scalar.")
-    result = op(x, axis=normalize_axis(0 if axis is None else axis, x.ndim, op.name))
-    output_type = dtypes.as_dtype(output_type)
+    axis = normalize_axis(0 if axis is None else axis, x.ndim, op.name)
+    if x._value.shape[axis] == 0:
+        raise InvalidArgumentError(
+            f"{op.name}: axis {axis} of shape {tuple(x.shape)} is empty: there is no "
+            f"{'largest' if op is _argmax else 'smallest'} value to point to.")
+    output_type = _args.dtype(output_type, op.name)
+    if output_type not in (dtypes.int32, dtypes.int64):
+        raise DTypeError(f"{op.name}: output_type must be me.int32 or me.int64, got {output_type.name}.")
+    result = op(x, axis=axis)
     return result if output_type is dtypes.int64 else ew.cast(result, output_type)
 
 

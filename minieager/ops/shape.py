@@ -3,11 +3,14 @@
 Their gradients move the output gradient back the same way: the VJP of ``reshape`` is a
 reshape back, of ``transpose`` the inverse transpose, of ``concat`` a split.
 """
+import math
+
 import numpy as np
 
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor
+from . import _args
 from ._axes import normalize_axes, normalize_axis
 from ._operands import broadcast_shape
 from .creation import convert_to_tensor
@@ -34,23 +37,21 @@ _reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",),
 def reshape(tensor, shape, name=None):
     """The same elements in a new shape; one dimension may be -1 (inferred)."""
     x = convert_to_tensor(tensor)
-    if isinstance(shape, Tensor):
-        shape = shape.numpy().tolist()
-    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    shape = _args.integers([shape] if isinstance(shape, (int, np.integer)) else shape, "reshape", "shape", minimum=-1)
     size = x._value.size
     if shape.count(-1) > 1:
         raise InvalidArgumentError(f"reshape: only one dimension can be -1, got shape {shape}.")
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1]))
+        known = math.prod(s for s in shape if s != -1)
         if known == 0 or size % known:
             raise InvalidArgumentError(
                 f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({size} elements) into "
                 f"{shape}: {size} is not a multiple of {known}.")
         shape = tuple(size // known if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != size:
+    if math.prod(shape) != size:
         raise InvalidArgumentError(
             f"reshape: cannot reshape a tensor of shape {tuple(x.shape)} ({size} elements) into "
-            f"{shape} ({int(np.prod(shape))} elements). The number of elements must stay the same.")
+            f"{shape} ({math.prod(shape)} elements). The number of elements must stay the same.")
     if shape == x._value.shape:
         return x
     return _reshape(x, shape=shape)
@@ -84,11 +85,7 @@ _transpose = Op("transpose", ("x",), "transpose(x, perm)", ("transpose(dy, inver
 def transpose(a, perm=None, name=None):
     """Permute the axes (default: reverse them)."""
     x = convert_to_tensor(a)
-    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(int(p) for p in perm)
-    if sorted(p % max(x.ndim, 1) for p in perm) != list(range(x.ndim)) or len(perm) != x.ndim:
-        raise InvalidArgumentError(
-            f"transpose: perm {perm} is not a permutation of the {x.ndim} axes of shape {tuple(x.shape)}.")
-    perm = tuple(p % x.ndim for p in perm)
+    perm = tuple(reversed(range(x.ndim))) if perm is None else _args.permutation(perm, x.ndim, "transpose")
     if perm == tuple(range(x.ndim)):
         return x
     return _transpose(x, perm=perm)
@@ -106,7 +103,7 @@ _broadcast_to = Op("broadcast_to", ("x",), "broadcast_to(x, shape)", ("sum of dy
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
     x = convert_to_tensor(input)
-    shape, x_shape = tuple(int(s) for s in shape), x._value.shape
+    shape, x_shape = _args.integers(shape, "broadcast_to", "shape", minimum=0), x._value.shape
     if broadcast_shape(x_shape, shape) != shape:   # None when they do not broadcast at all
         raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {x_shape} to {shape}.")
     if shape == x_shape:
@@ -126,7 +123,7 @@ _tile = Op("tile", ("x",), "tile(x, multiples)", ("sum of dy over the copies",),
 
 def tile(input, multiples, name=None):  # noqa: A002
     x = convert_to_tensor(input)
-    multiples = tuple(int(m) for m in multiples)
+    multiples = _args.integers(multiples, "tile", "multiples", minimum=0)
     if len(multiples) != x.ndim:
         raise InvalidArgumentError(
             f"tile: multiples {multiples} must have one entry per axis of shape {tuple(x.shape)}.")
@@ -150,8 +147,13 @@ _concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place alon
 def concat(values, axis, name=None):
     """Join tensors along an existing axis."""
     from ._operands import operands
+    if isinstance(values, Tensor) or not values:
+        raise InvalidArgumentError(
+            f"concat: values must be a non-empty list of tensors, got {values!r:.80}.")
     tensors = operands("concat", *values) if len(values) > 1 else [convert_to_tensor(values[0])]
     ndim = tensors[0].ndim
+    if ndim == 0:
+        raise InvalidArgumentError("concat: scalars cannot be joined along an axis; use me.stack to make a vector.")
     axis = normalize_axis(axis, ndim, "concat")
     for t in tensors:
         if t.ndim != ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, tensors[0].shape)) if i != axis):
@@ -163,7 +165,10 @@ def concat(values, axis, name=None):
 
 def stack(values, axis=0, name=None):
     """Join tensors of one shape along a new axis."""
-    tensors = [convert_to_tensor(v) for v in values]
+    from ._operands import operands
+    if isinstance(values, Tensor) or not values:
+        raise InvalidArgumentError(f"stack: values must be a non-empty list of tensors, got {values!r:.80}.")
+    tensors = operands("stack", *values) if len(values) > 1 else [convert_to_tensor(values[0])]
     if not tensors:
         raise InvalidArgumentError("stack: needs at least one tensor.")
     for t in tensors:
@@ -180,19 +185,7 @@ def split(value, num_or_size_splits, axis=0, name=None):
     from .indexing import getitem
     x = convert_to_tensor(value)
     axis = normalize_axis(axis, x.ndim, "split")
-    n = x.shape[axis]
-    if isinstance(num_or_size_splits, (int, np.integer)):
-        if n % num_or_size_splits:
-            raise InvalidArgumentError(
-                f"split: axis {axis} of shape {tuple(x.shape)} has size {n}, which does not divide into "
-                f"{num_or_size_splits} equal pieces.")
-        sizes = [n // num_or_size_splits] * num_or_size_splits
-    else:
-        sizes = [int(s) for s in num_or_size_splits]
-        if sizes.count(-1) == 1:
-            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
-        if sum(sizes) != n:
-            raise InvalidArgumentError(f"split: sizes {sizes} add up to {sum(sizes)}, not {n} (axis {axis}).")
+    sizes = _args.split_sizes(num_or_size_splits, x.shape[axis], "split", axis)
     pieces, start = [], 0
     for size in sizes:
         pieces.append(getitem(x, (slice(None),) * axis + (slice(start, start + size),)))
@@ -219,11 +212,15 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     x = convert_to_tensor(tensor)
     if str(mode).upper() != "CONSTANT":
         raise InvalidArgumentError(f"pad: only mode='CONSTANT' is supported, got {mode!r}.")
-    paddings = tuple((int(a), int(b)) for a, b in (paddings.numpy() if isinstance(paddings, Tensor) else paddings))
-    if len(paddings) != x.ndim or any(a < 0 or b < 0 for a, b in paddings):
+    pairs = paddings.numpy().tolist() if isinstance(paddings, Tensor) else paddings
+    try:
+        paddings = tuple(_args.integers(pair, "pad", "paddings", minimum=0) for pair in pairs)
+    except (InvalidArgumentError, TypeError):
+        paddings = None
+    if paddings is None or len(paddings) != x.ndim or any(len(pair) != 2 for pair in paddings):
         raise InvalidArgumentError(
             f"pad: paddings must be one non-negative [before, after] pair per axis of shape "
-            f"{tuple(x.shape)}, got {paddings}.")
+            f"{tuple(x.shape)}, got {pairs!r:.80}.")
     return _pad(x, paddings=paddings, constant_values=constant_values)
 
 

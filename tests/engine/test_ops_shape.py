@@ -119,7 +119,7 @@ def test_split(splits, axis):
 def test_split_errors():
     with pytest.raises(InvalidArgumentError, match="does not divide into 5 equal pieces"):
         me.split(A, 5, axis=2)
-    with pytest.raises(InvalidArgumentError, match="add up to 3, not 4"):
+    with pytest.raises(InvalidArgumentError, match="sizes \\[1, 2\\] add up to 3, but axis 2 has size 4"):
         me.split(A, [1, 2], axis=2)
 
 

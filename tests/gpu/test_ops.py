@@ -46,7 +46,8 @@ def run(f, arrays, device, grads=True):
             outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
             weights = [me.constant(np.linspace(-1, 1, max(o.shape.num_elements(), 1)).reshape(o.shape)
                                    .astype(o.dtype.np_dtype)) for o in outs]
-            loss = sum(me.reduce_sum(o * w) for o, w in zip(outs, weights) if o.dtype.is_floating)
+            # each term in float64: outputs of several dtypes never meet in one op (no silent promotion)
+            loss = sum(me.cast(me.reduce_sum(o * w), me.float64) for o, w in zip(outs, weights) if o.dtype.is_floating)
         floats = [x for x in xs if x.dtype.is_floating]
         grads = tape.gradient(loss, floats) if grads and floats and not isinstance(loss, int) else []
     return outs, [g for g in grads if g is not None]

@@ -9,7 +9,7 @@ only when the loop runs, so that an op that NumPy does alone never imports numba
 import numpy as np
 
 from ..registry import register_kernel
-from .broadcast import SMALL_SIZE, run_elementwise
+from .broadcast import SMALL_SIZE, run_elementwise, upcast
 
 
 # ----------------------------------------------------------------------------- registration
@@ -47,6 +47,29 @@ def _runner(name, arity, loop, numpy_fn, out_dtype=None):
     return run
 
 
+def _in_float32(numpy_fn):
+    """``numpy_fn`` computed in float32 for float16 operands, as the numba loops compute it.
+
+    For the formulas of several NumPy calls below: in float16 each step would round (``1 - y * y``
+    overflows at |y| > 256), and the two paths of one op would disagree.
+    """
+    def run(*operands):
+        return numpy_fn(*[upcast(a) for a in operands])
+    return run
+
+
+def _sigmoid(x):
+    """1 / (1 + exp(-x)), written as the loop does: with e = exp(-|x|) nothing overflows, and e / (1 + e)
+    keeps full precision for very negative x (exp(-logaddexp(0, -x)) lost 8 ulp there)."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _leaky_relu(x, alpha):
+    w = upcast(x)   # alpha in the compute dtype, as the loop gets it (float16's 0.2 is 0.19995)
+    return np.where(w >= 0, w, w.dtype.type(alpha) * w)
+
+
 # (op, the NumPy function that computes the same thing). Each op's loop in loops/elementwise.py
 # has the op's name, except where that name would hide a Python builtin inside the loops.
 _LOOP_NAMES = {"abs": "absolute", "pow": "power"}
@@ -57,7 +80,7 @@ _UNARY = [
     ("sign", np.sign),
     ("square", np.square),
     ("sqrt", np.sqrt),
-    ("rsqrt", lambda x: 1 / np.sqrt(x)),
+    ("rsqrt", _in_float32(lambda x: 1 / np.sqrt(x))),
     ("reciprocal", np.reciprocal),
     ("exp", np.exp),
     ("log", np.log),
@@ -66,8 +89,8 @@ _UNARY = [
     ("sin", np.sin),
     ("cos", np.cos),
     ("tanh", np.tanh),
-    ("sigmoid", lambda x: np.exp(-np.logaddexp(0, -x))),   # stable in both tails
-    ("softplus", lambda x: np.logaddexp(0, x)),
+    ("sigmoid", _in_float32(_sigmoid)),
+    ("softplus", _in_float32(lambda x: np.logaddexp(0, x))),
     ("relu", lambda x: np.where(x < 0, 0, x)),
 ]
 _BINARY = [
@@ -80,8 +103,8 @@ _BINARY = [
     ("maximum", np.maximum),
     ("minimum", np.minimum),
     ("relu_grad", lambda dy, x: np.where(x > 0, dy, 0)),
-    ("tanh_grad", lambda dy, y: dy * (1 - y * y)),
-    ("sigmoid_grad", lambda dy, y: dy * y * (1 - y)),
+    ("tanh_grad", _in_float32(lambda dy, y: dy * (1 - y * y))),
+    ("sigmoid_grad", _in_float32(lambda dy, y: dy * y * (1 - y))),
 ]
 _UNARY_BOOL = [
     ("logical_not", np.logical_not),
@@ -118,4 +141,4 @@ def divide(a, b):
 
 @register_kernel("leaky_relu", "cpu")
 def leaky_relu(x, alpha=0.2):
-    return run_elementwise("leaky_relu", lambda v, a: np.where(v >= 0, v, a * v), x, attrs=(alpha,))
+    return run_elementwise("leaky_relu", _leaky_relu, x, attrs=(alpha,))

@@ -232,6 +232,8 @@ def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
 # ----------------------------------------------------------------------------- softmax family
 def _softmax(x, axis, log):
     """Move ``axis`` last (a copy only if it is not last already), run the row kernel, move it back."""
+    if x.size == 0:    # no rows, or rows of no numbers: nothing to normalise (the loop reads x[r, 0])
+        return x.copy()
     xc = np.ascontiguousarray(np.moveaxis(upcast(x), axis, -1))
     out = np.empty_like(xc)
     use_threads_for(xc.size, splits=xc.size // max(xc.shape[-1], 1))

@@ -71,7 +71,7 @@ def _reduce(x, axis, keepdims, run, empty_value=None, numpy_fn=None, numpy_after
     out = np.empty((outer, inner), x3.dtype)
     if reduced == 0:   # an empty reduction gives the identity (max: the lowest value, as in TF)
         out.fill(empty_value)
-    else:
+    elif out.size:     # no loop for an empty result (it has no rows to split over threads)
         use_threads_for(x3.size, splits=outer)   # max/min over whole rows split rows themselves
         run(x3, out)
     shape = tuple(1 if i in axis else n for i, n in enumerate(x.shape)) if keepdims else kept_shape

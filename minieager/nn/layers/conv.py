@@ -1,6 +1,7 @@
 """Conv2D: 2-D convolution over NHWC images (batch, height, width, channels), as in TensorFlow."""
 from ...engine.tensor import TensorShape
-from ...ops.nn import _pair, _padding, bias_add, conv2d
+from ...ops import _args
+from ...ops.nn import bias_add, conv2d
 from .. import activations
 from .base import InputSpec, Layer
 
@@ -19,9 +20,9 @@ class Conv2D(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
         super().__init__(**kwargs)
         self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2D")
-        self.strides = _pair(strides, "strides", "Conv2D")
-        self.padding = _padding(padding, "Conv2D")
+        self.kernel_size = _args.window_pair(kernel_size, "Conv2D", "kernel_size")
+        self.strides = _args.window_pair(strides, "Conv2D", "strides")
+        self.padding = _args.padding(padding, "Conv2D")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer

@@ -1,6 +1,7 @@
 """Pooling layers over NHWC images: max and average windows, and the global average."""
 from ...engine.tensor import TensorShape
-from ...ops.nn import _pair, _padding, avg_pool2d, max_pool2d
+from ...ops import _args
+from ...ops.nn import avg_pool2d, max_pool2d
 from ...ops.reductions import reduce_mean
 from .base import InputSpec, Layer
 from .conv import conv_output_size
@@ -12,9 +13,10 @@ class _Pool2D(Layer):
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", **kwargs):
         super().__init__(**kwargs)
-        self.pool_size = _pair(pool_size, "pool_size", type(self).__name__)
-        self.strides = _pair(strides if strides is not None else self.pool_size, "strides", type(self).__name__)
-        self.padding = _padding(padding, type(self).__name__)
+        self.pool_size = _args.window_pair(pool_size, type(self).__name__, "pool_size")
+        self.strides = _args.window_pair(strides if strides is not None else self.pool_size, type(self).__name__,
+                                         "strides")
+        self.padding = _args.padding(padding, type(self).__name__)
 
     def call(self, inputs):
         return type(self)._pool(inputs, self.pool_size, self.strides, self.padding)

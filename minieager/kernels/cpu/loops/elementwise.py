@@ -214,10 +214,24 @@ def divide(a, b, out):
         out[i] = item(a, i) / item(b, i)
 
 
+def _floordiv(x, y):
+    return x // y
+
+
+@overload(_floordiv)
+def _floordiv_in_numba(x, y):
+    """numba's // floors like Python, and integer // 0 gives 0 (error_model), as NumPy. One case
+    differs: the lowest integer // -1, whose true result does not fit, is 0 in numba and that
+    lowest integer itself in NumPy (the two's-complement wrap of -MIN). Written as -x, it agrees."""
+    if isinstance(x, types.Integer) and x.signed:
+        return lambda x, y: -x if y == -1 else x // y
+    return lambda x, y: x // y
+
+
 @_kernel
 def floordiv(a, b, out):
     for i in prange(out.size):
-        out[i] = item(a, i) // item(b, i)   # numba's // floors like Python; integer // 0 gives 0 (error_model)
+        out[i] = _floordiv(item(a, i), item(b, i))
 
 
 @_kernel

@@ -21,6 +21,10 @@ see below); NumPy's own SIMD tanh takes 0.23 ms on its one thread. Its error, me
 million float32 values, is at most 2.5 ulp (NumPy's: 1.4); the kernel tests check it across
 the whole float32 range, in the loops' scalar tails, and at nan, +-inf and -0.0.
 
+float64 ``vtanh`` is the same recipe again, ``-m / (2 + m)`` with ``m = expm1(-2|x|)`` from a
+float64 ``_expm1_f64``: within 3 ulp of NumPy over 600,000 values from 1e-300 to 25 (measured;
+``tests/fuzz`` checks 4). Its earlier Taylor series near 0 stopped at x**9 and was 73 ulp off.
+
 Use these inside kernels compiled with ``fastmath={"contract"}``: it lets LLVM fuse each
 ``a * b + c`` of the polynomials into one FMA instruction (faster, and rounded once instead of
 twice) without the other fastmath assumptions, so nan and inf still behave.
@@ -113,17 +117,31 @@ def _tanh_f32(v):
 
 
 @njit(inline="always", error_model="numpy")
+def _expm1_f64(x):
+    """exp(x) - 1 in float64 for x in [-40, 0] (all tanh needs), accurate also near 0.
+
+    The float64 twin of ``_expm1_f32``: the same reduction, with the Taylor series of expm1(r) to
+    r**13 / 13! (the next term is below 2**-56 of it for |r| <= ln2/2).
+    """
+    n = (x * _LOG2E + _ROUND) - _ROUND
+    r = (x - n * _LN2_HI) - n * _LN2_LO
+    q = r + r * r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120 + r * (1 / 720 + r * (
+        1 / 5040 + r * (1 / 40320 + r * (1 / 362880 + r * (1 / 3628800 + r * (
+            1 / 39916800 + r * (1 / 479001600 + r * (1 / 6227020800))))))))))))
+    s = _pow2(np.int64(n))
+    return s * q + (s - 1.0)
+
+
+@njit(inline="always", error_model="numpy")
 def _tanh_f64(x):
+    # The float32 recipe in float64: tanh(a) = -m / (2 + m), m = expm1(-2a). A Taylor series of tanh
+    # near 0 with (1 - e) / (1 + e) elsewhere was used before; it was 73 ulp off for |x| < 1/16
+    # (the series stopped at x**9) and lost bits to the cancellation in 1 - e just above.
     v = np.float64(x)
-    a = abs(v)
-    # tanh(a) = (1 - e) / (1 + e) with e = exp(-2a) <= 1: never overflows. Near 0, 1 - e cancels,
-    # so there the odd Taylor series is used instead (its next term is < 1e-17 for a < 1/16).
-    e = vexp(-2 * a)
-    t = (1 - e) / (1 + e)
-    a2 = a * a
-    series = a * (1 - a2 * (1 / 3 - a2 * (2 / 15 - a2 * (17 / 315 - a2 * (62 / 2835)))))
-    t = series if a < 0.0625 else t
-    return np.copysign(t, v)   # tanh is odd; -0.0 stays -0.0, and nan stays nan
+    a = min(abs(v), 20.0)   # tanh(20) rounds to 1 in float64
+    m = _expm1_f64(-(a + a))
+    t = np.copysign(-m / (2.0 + m), v)   # tanh is odd; -0.0 stays -0.0
+    return t if v == v else v
 
 
 def vtanh(x):
