@@ -57,8 +57,10 @@ system-check-no-browser:
 	@.ci/check-system --no-browser
 
 # Jupyter refuses to start as root unless told to (CI machines and containers often are root).
+# `make lab LAB_DIR=course/exercises` opens the course's exercises instead.
+LAB_DIR ?= notebooks
 lab: $(WARM)
-	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(VENV)/bin/jupyter lab $(LAB_DIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Each bench script prints its own table; stop at the first one that fails.
 bench: $(STAMP) $(TORCH_STAMP)
