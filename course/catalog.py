@@ -23,6 +23,7 @@ LESSONS = {
     "05_optimizers": "Optimizers written by hand (notebook 05)",
     "06_state": "State that lives in variables (notebook 06)",
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
+    "09_graph_passes": "A graph pass of your own (notebook 09)",
 }
 
 EXERCISES = [
@@ -59,6 +60,9 @@ EXERCISES = [
              "The forward is the identity; grad(dy) returns me.clip_by_norm(dy, max_norm)."),
     Exercise("find_the_bug", "07_advanced_autodiff", "Find the planted gradient bug",
              "Run me.testing.check_gradients on each op alone; the debugger shows each op's rule in words."),
+    Exercise("cse_pass", "09_graph_passes", "Common-subexpression elimination on the graph IR",
+             "Key a pure call by (node.op, node.inputs, node.index, freeze(node.attrs)) and a constant by its dtype, "
+             "shape and bytes; rewire each node's inputs through the merged nodes before keying it; skip effects."),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}
