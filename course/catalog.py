@@ -63,6 +63,9 @@ EXERCISES = [
     Exercise("cse_pass", "09_graph_passes", "Common-subexpression elimination on the graph IR",
              "Key a pure call by (node.op, node.inputs, node.index, freeze(node.attrs)) and a constant by its dtype, "
              "shape and bytes; rewire each node's inputs through the merged nodes before keying it; skip effects."),
+    Exercise("dce_pass", "09_graph_passes", "Dead-code elimination on the graph IR",
+             "Walk the nodes backwards from a set holding the outputs: a node in the set, an effect or a placeholder "
+             "is live and adds its inputs to the set; keep the live nodes in their order."),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}

@@ -1,10 +1,11 @@
-"""Lesson 09: common-subexpression elimination on the graph IR, checked against minieager's own pass."""
+"""Lesson 09: common-subexpression and dead-code elimination on the graph IR, checked against minieager's own passes."""
 import numpy as np
 import pytest
 
 import minieager as me
 from minieager.graph.ir import Graph, run
 from minieager.graph.passes import common_subexpression_elimination as library_cse
+from minieager.graph.passes import dead_code_elimination as library_dce
 from course.expect import CheckFailure, expect, expect_close, expect_equal, learner
 
 X = np.array([[0.1, -0.4, 0.7], [1.2, 0.3, -0.9], [0.5, 0.0, -0.2]], np.float32)
@@ -58,6 +59,31 @@ def _two_draws(x):
     return me.random.normal((3, 3)) - me.random.normal((3, 3)) + x
 
 
+def _unused_chain(x):
+    scaled = me.exp(x) * 3.0     # dead: nothing reads these two (the point of the case)
+    squared = me.square(x)
+    return me.tanh(x)
+
+
+def _unused_argument(x, y):
+    return x * 2.0
+
+
+def _print_nobody_reads(x):
+    me.print("3x is", x * 3.0)
+    return x + 1.0
+
+
+def _assign_nobody_reads(x):
+    STATE.assign(x * 2.0)
+    return x + 1.0
+
+
+def _draw_nobody_reads(x):
+    me.random.normal((3, 3))
+    return x * 2.0
+
+
 STATE = me.Variable(np.zeros((3, 3), np.float32), name="state")   # the variable the cases change
 
 PURE = {"tanh(x * w) written twice": (_repeated_tanh, (X, W)),
@@ -69,7 +95,15 @@ STATEFUL = {"STATE * 2.0 before and after an assign": (_around_an_assign, (X,)),
             "two me.print calls": (_two_prints, (X,)),
             "two assigns of the same value": (_two_assigns, (X,)),
             "two random draws": (_two_draws, (X,))}
-CASES = {**PURE, **STATEFUL}
+CSE_CASES = {**PURE, **STATEFUL}
+DCE_EFFECTS = {"a me.print whose result nobody reads": (_print_nobody_reads, (X,)),
+               "an assign whose result nobody reads": (_assign_nobody_reads, (X,)),
+               "a random draw nobody reads": (_draw_nobody_reads, (X,))}
+DCE_CASES = {"exp(x) * 3.0 and square(x), both unused": (_unused_chain, (X,)),
+             "an argument the function never reads": (_unused_argument, (X, W)),
+             "tanh(x * w) written twice": (_repeated_tanh, (X, W)),
+             **DCE_EFFECTS}
+CASES = {**CSE_CASES, **DCE_CASES}
 
 
 def _traced(case):
@@ -77,28 +111,35 @@ def _traced(case):
     return me.function(fn).get_concrete_function(*[me.constant(a) for a in args]).graph
 
 
-def _learner_cse(ns, graph, case):
-    """The learner's cse(graph), checked to be a graph that can run."""
-    cse = learner(ns, "cse")
-    got = cse(graph)
-    expect(isinstance(got, Graph), f"cse(graph) for {case} should return a Graph "
+def _learner_pass(ns, name, graph, case):
+    """The learner's ``name(graph)`` (cse or dce), checked to be a graph that can run."""
+    graph_pass = learner(ns, name)
+    got = graph_pass(graph)
+    expect(isinstance(got, Graph), f"{name}(graph) for {case} should return a Graph "
                                    f"(Graph(nodes, inputs, outputs, name)), got {got!r}.")
     defined = set()
     for node in got.nodes:
         for source in node.inputs:
-            expect(source in defined, f"in cse(graph) for {case}, node {node.name} reads {source.name}, which is not a "
-                                      f"node before it in the new graph: when you drop a node, the nodes that read it "
-                                      f"must read the node it was merged into.\n{_listing(got)}")
+            expect(source in defined, f"in {name}(graph) for {case}, node {node.name} reads {source.name}, which is "
+                                      f"not a node before it in the new graph: a node that stays needs every node it "
+                                      f"reads (after CSE: the node it was merged into).\n{_listing(got)}")
         defined.add(node)
     for node in got.outputs:
-        expect(node in defined, f"cse(graph) for {case} returns {node.name}, which is not in its nodes: the outputs "
-                                f"must be replaced too.\n{_listing(got)}")
-    expect_equal([n.name for n in got.inputs], [n.name for n in graph.inputs], f"the inputs of cse(graph) for {case}")
+        expect(node in defined, f"{name}(graph) for {case} returns {node.name}, which is not in its nodes: the "
+                                f"outputs must be nodes of the new graph.\n{_listing(got)}")
+    expect_equal([n.name for n in got.inputs], [n.name for n in graph.inputs],
+                 f"the inputs of {name}(graph) for {case} (the function's arguments stay, even unused ones)")
+    expect(all(n in defined for n in got.inputs),
+           f"{name}(graph) for {case}: every placeholder of graph.inputs must also be in the nodes.\n{_listing(got)}")
     return got
 
 
+def _indented(title, graph):
+    return f"  {title}:\n" + "\n".join("    " + line for line in str(graph).splitlines())
+
+
 def _listing(graph):
-    return "  your graph:\n" + "\n".join("    " + line for line in str(graph).splitlines())
+    return _indented("your graph", graph)
 
 
 def _run(graph, case):
@@ -110,54 +151,101 @@ def _run(graph, case):
     return [o.numpy() for o in outputs], STATE.numpy()
 
 
-@pytest.mark.cse_pass
-@pytest.mark.parametrize("case", list(CASES))
-def test_cse_merges_what_the_library_merges(ns, case):
-    graph = _traced(case)
-    got, expected = _learner_cse(ns, graph, case), library_cse(graph)
-    for kind in ("call", "constant"):
+def _same_counts(name, case, graph, got, expected, kinds):
+    for kind in kinds:
         if got.count(kind) != expected.count(kind):
             raise CheckFailure(
-                f"cse(graph) for {case}: expected {expected.count(kind)} {kind} nodes (as minieager's own CSE "
-                f"leaves), got {got.count(kind)}.\n  the graph as traced:\n"
-                + "\n".join("    " + line for line in str(graph).splitlines())
-                + "\n  minieager's CSE:\n" + "\n".join("    " + line for line in str(expected).splitlines())
-                + "\n" + _listing(got))
+                f"{name}(graph) for {case}: expected {_nodes(expected.count(kind), kind)} (as minieager's own pass "
+                f"leaves), got {got.count(kind)}.\n" + _indented("the graph as traced", graph) + "\n"
+                + _indented("minieager's pass", expected) + "\n" + _listing(got))
+
+
+def _nodes(n, kind):
+    return f"{n} {kind} node" + ("" if n == 1 else "s")
+
+
+def _same_results(name, case, graph, got):
+    expected_outputs, expected_state = _run(graph, case)
+    outputs, state = _run(got, case)
+    expect_equal(len(outputs), len(expected_outputs), f"the number of outputs of {name}(graph) for {case}")
+    for k, (o, e) in enumerate(zip(outputs, expected_outputs)):
+        expect_close(o, e, f"output {k} of {name}(graph) for {case}, run with minieager.graph.ir.run")
+    expect_close(state, expected_state, f"STATE after running {name}(graph) for {case}")
+
+
+def _same_effects(name, case, graph, got, what):
+    expected = [f"{n.name} = {n.op.name}" for n in graph.nodes if n.effect]
+    kept = [f"{n.name} = {n.op.name}" for n in got.nodes if n.effect]
+    expect_equal(kept, expected, f"the effect nodes (!effect) left by {name}(graph) for {case}: each one changes the "
+                                 f"world when it runs, so none may be {what}")
+
+
+def _leaves_its_input_alone(ns, name, case):
+    graph = _traced(case)
+    listing, nodes = str(graph), [(n, n.inputs, dict(n.attrs)) for n in graph.nodes]
+    outputs = list(graph.outputs)
+    _learner_pass(ns, name, graph, case)
+    expect(str(graph) == listing and graph.outputs == outputs
+           and [(n, n.inputs, n.attrs) for n in graph.nodes] == nodes,
+           f"{name}(graph) for {case} changed the graph it was given (a pass builds a new graph: start from "
+           f"graph.copy()).\n  before:\n" + "\n".join("    " + line for line in listing.splitlines())
+           + "\n" + _indented("after", graph))
+
+
+# ---- cse_pass ------------------------------------------------------------------------------------
+
+@pytest.mark.cse_pass
+@pytest.mark.parametrize("case", list(CSE_CASES))
+def test_cse_merges_what_the_library_merges(ns, case):
+    graph = _traced(case)
+    got = _learner_pass(ns, "cse", graph, case)
+    _same_counts("cse", case, graph, got, library_cse(graph), ("call", "constant"))
 
 
 @pytest.mark.cse_pass
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", list(CSE_CASES))
 def test_cse_keeps_the_results(ns, case):
     graph = _traced(case)
-    got = _learner_cse(ns, graph, case)
-    expected_outputs, expected_state = _run(graph, case)
-    outputs, state = _run(got, case)
-    expect_equal(len(outputs), len(expected_outputs), f"the number of outputs of cse(graph) for {case}")
-    for k, (o, e) in enumerate(zip(outputs, expected_outputs)):
-        expect_close(o, e, f"output {k} of cse(graph) for {case}, run with minieager.graph.ir.run")
-    expect_close(state, expected_state, f"STATE after running cse(graph) for {case}")
+    _same_results("cse", case, graph, _learner_pass(ns, "cse", graph, case))
 
 
 @pytest.mark.cse_pass
 @pytest.mark.parametrize("case", list(STATEFUL))
 def test_cse_never_merges_effects(ns, case):
     graph = _traced(case)
-    got = _learner_cse(ns, graph, case)
-    expected = [f"{n.name} = {n.op.name}" for n in graph.nodes if n.effect]
-    kept = [f"{n.name} = {n.op.name}" for n in got.nodes if n.effect]
-    expect_equal(kept, expected, f"the effect nodes (!effect) left by cse(graph) for {case}: each one changes the "
-                                 f"world when it runs, so none may be merged or dropped")
+    _same_effects("cse", case, graph, _learner_pass(ns, "cse", graph, case), "merged or dropped")
 
 
 @pytest.mark.cse_pass
 @pytest.mark.parametrize("case", ["tanh(x * w) written twice", "STATE * 2.0 before and after an assign"])
 def test_cse_leaves_its_input_graph_alone(ns, case):
+    _leaves_its_input_alone(ns, "cse", case)
+
+
+# ---- dce_pass ------------------------------------------------------------------------------------
+
+@pytest.mark.dce_pass
+@pytest.mark.parametrize("case", list(DCE_CASES))
+def test_dce_removes_what_the_library_removes(ns, case):
     graph = _traced(case)
-    listing, nodes = str(graph), [(n, n.inputs, dict(n.attrs)) for n in graph.nodes]
-    outputs = list(graph.outputs)
-    _learner_cse(ns, graph, case)
-    expect(str(graph) == listing and graph.outputs == outputs
-           and [(n, n.inputs, n.attrs) for n in graph.nodes] == nodes,
-           f"cse(graph) for {case} changed the graph it was given (a pass builds a new graph: start from "
-           f"graph.copy()).\n  before:\n" + "\n".join("    " + line for line in listing.splitlines())
-           + "\n  after:\n" + "\n".join("    " + line for line in str(graph).splitlines()))
+    got = _learner_pass(ns, "dce", graph, case)
+    _same_counts("dce", case, graph, got, library_dce(graph), ("call", "constant", "variable", "placeholder"))
+
+
+@pytest.mark.dce_pass
+@pytest.mark.parametrize("case", list(DCE_CASES))
+def test_dce_keeps_the_results(ns, case):
+    graph = _traced(case)
+    _same_results("dce", case, graph, _learner_pass(ns, "dce", graph, case))
+
+
+@pytest.mark.dce_pass
+@pytest.mark.parametrize("case", list(DCE_EFFECTS))
+def test_dce_never_removes_effects(ns, case):
+    graph = _traced(case)
+    _same_effects("dce", case, graph, _learner_pass(ns, "dce", graph, case), "removed")
+
+
+@pytest.mark.dce_pass
+def test_dce_leaves_its_input_graph_alone(ns):
+    _leaves_its_input_alone(ns, "dce", "exp(x) * 3.0 and square(x), both unused")
