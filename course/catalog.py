@@ -23,6 +23,7 @@ LESSONS = {
     "05_optimizers": "Optimizers written by hand (notebook 05)",
     "06_state": "State that lives in variables (notebook 06)",
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
+    "08_gpu_kernels": "A GPU kernel under the CUDA simulator (notebook 08)",
 }
 
 EXERCISES = [
@@ -59,6 +60,9 @@ EXERCISES = [
              "The forward is the identity; grad(dy) returns me.clip_by_norm(dy, max_norm)."),
     Exercise("find_the_bug", "07_advanced_autodiff", "Find the planted gradient bug",
              "Run me.testing.check_gradients on each op alone; the debugger shows each op's rule in words."),
+    Exercise("gpu_saxpy", "08_gpu_kernels", "a * x + y as a GPU kernel",
+             "In the kernel: for i in range(cuda.grid(1), out.size, cuda.gridsize(1)): out[i] = a * x[i] + y[i]. "
+             "launch_size(n): blocks = ceil(n / THREADS), at least 1 and at most MAX_BLOCKS."),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}
