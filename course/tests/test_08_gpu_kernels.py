@@ -11,8 +11,21 @@ import numpy as np
 import pytest
 
 from course.expect import CheckFailure, expect, expect_close, expect_equal, learner
+from course.simulator import simulator_on
 
 pytestmark = pytest.mark.cuda_simulator
+
+
+@pytest.fixture(autouse=True)
+def a_gpu_or_the_simulator(ns):
+    """Fail with the fix when this process's numba can launch no kernel (the first cell ran too late)."""
+    if ns is None:
+        return   # plain pytest: the tests run in the simulator subprocess (conftest.py)
+    from numba import cuda
+    expect(simulator_on() or cuda.is_available(),
+           "numba's CUDA simulator is off in this kernel and there is no GPU: restart the kernel (Kernel > Restart) "
+           "and run the notebook from the top, so that the first cell sets NUMBA_ENABLE_CUDASIM=1 before numba is "
+           "imported.")
 
 
 def _kernel(ns):
@@ -109,7 +122,7 @@ def test_saxpy_launches_your_kernel_with_the_grid_from_launch_size(ns, n):
         got = saxpy(1.5, x, y)
     finally:
         ns["saxpy_kernel"] = kernel
-    expect_equal(len(recorder.launches), 1, f"the number of times saxpy launched saxpy_kernel for {n} elements")
+    expect_equal(len(recorder.launches), 1, f"the number of times saxpy(1.5, x, y) launched saxpy_kernel (x and y of {n} elements)")
     expect_equal(recorder.launches[0], tuple(launch_size(n)),
                  f"saxpy's launch [blocks, threads] for {n} elements (launch_size({n}))")
     expect_close(got, 1.5 * x + y, f"saxpy(1.5, x, y) for {n} elements")
