@@ -63,6 +63,9 @@ EXERCISES = [
     Exercise("gpu_saxpy", "08_gpu_kernels", "a * x + y as a GPU kernel",
              "In the kernel: for i in range(cuda.grid(1), out.size, cuda.gridsize(1)): out[i] = a * x[i] + y[i]. "
              "launch_size(n): blocks = ceil(n / THREADS), at least 1 and at most MAX_BLOCKS."),
+    Exercise("gpu_block_sum", "08_gpu_kernels", "A sum per block: a shared-memory tree",
+             "acc over a grid-stride loop; shared[t] = acc; syncthreads; while half > 0: if t < half: "
+             "shared[t] += shared[t + half]; syncthreads (outside the if); half //= 2. Thread 0 writes partials[blockIdx.x]."),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}

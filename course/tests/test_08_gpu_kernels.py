@@ -1,4 +1,4 @@
-"""Lesson 08: a GPU kernel written with numba.cuda, run under numba's CUDA simulator.
+"""Lesson 08: GPU kernels written with numba.cuda (saxpy, a per-block sum), run under numba's CUDA simulator.
 
 The lesson notebook switches the simulator on in its first cell, so ``check()`` runs these tests
 in the notebook's process. Under plain pytest they run in a subprocess with the simulator on
@@ -27,6 +27,8 @@ def a_gpu_or_the_simulator(ns):
            "and run the notebook from the top, so that the first cell sets NUMBA_ENABLE_CUDASIM=1 before numba is "
            "imported.")
 
+
+# gpu_saxpy -------------------------------------------------------------------------------------------
 
 def _kernel(ns):
     kernel = learner(ns, "saxpy_kernel")
@@ -126,3 +128,36 @@ def test_saxpy_launches_your_kernel_with_the_grid_from_launch_size(ns, n):
     expect_equal(recorder.launches[0], tuple(launch_size(n)),
                  f"saxpy's launch [blocks, threads] for {n} elements (launch_size({n}))")
     expect_close(got, 1.5 * x + y, f"saxpy(1.5, x, y) for {n} elements")
+
+
+# gpu_block_sum ---------------------------------------------------------------------------------------
+
+def _block_shares(x, blocks, threads):
+    """The sum each block should find: element i belongs to block (i mod grid size) // threads."""
+    owner = (np.arange(x.size) % (blocks * threads)) // threads
+    return np.array([x[owner == b].sum() for b in range(blocks)])
+
+
+@pytest.mark.gpu_block_sum
+@pytest.mark.parametrize("blocks, n", [(1, 1), (1, 20), (2, 64), (3, 100), (3, 200)])
+def test_block_sums_kernel_gives_each_blocks_sum(ns, blocks, n):
+    kernel, threads = learner(ns, "block_sums_kernel"), learner(ns, "THREADS")
+    expect(hasattr(type(kernel), "__getitem__"), "block_sums_kernel is not a CUDA kernel: put @cuda.jit above it.")
+    x = np.random.default_rng(2).normal(size=n)
+    partials = np.full(blocks, np.nan)
+    kernel[blocks, threads](x, partials)
+    missed = np.flatnonzero(np.isnan(partials)).tolist()
+    expect(not missed, f"block_sums_kernel[{blocks}, {threads}] on {n} elements: blocks {missed} wrote nothing into "
+                       f"partials. Thread 0 of each block writes the block's total into partials[cuda.blockIdx.x].")
+    expect_close(partials, _block_shares(x, blocks, threads),
+                 f"block_sums_kernel[{blocks}, {threads}] on {n} elements: the partial sum of each block", rtol=1e-12)
+
+
+@pytest.mark.gpu_block_sum
+@pytest.mark.parametrize("n", [1, 7, 32, 33, 100, 300])
+def test_gpu_sum_equals_numpy(ns, n):
+    gpu_sum = learner(ns, "gpu_sum")
+    x = np.random.default_rng(3).normal(size=n)
+    got = gpu_sum(x)
+    expect(np.ndim(got) == 0, f"gpu_sum should return one number, got {got!r}.")
+    expect_close(np.float64(got), x.sum(), f"gpu_sum(x) for {n} elements", rtol=1e-12)
