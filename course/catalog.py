@@ -23,6 +23,7 @@ LESSONS = {
     "05_optimizers": "Optimizers written by hand (notebook 05)",
     "06_state": "State that lives in variables (notebook 06)",
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
+    "08_gpu_kernels": "A GPU kernel under the CUDA simulator (notebook 08)",
     "09_graph_passes": "A graph pass of your own (notebook 09)",
 }
 
@@ -60,6 +61,12 @@ EXERCISES = [
              "The forward is the identity; grad(dy) returns me.clip_by_norm(dy, max_norm)."),
     Exercise("find_the_bug", "07_advanced_autodiff", "Find the planted gradient bug",
              "Run me.testing.check_gradients on each op alone; the debugger shows each op's rule in words."),
+    Exercise("gpu_saxpy", "08_gpu_kernels", "a * x + y as a GPU kernel",
+             "In the kernel: for i in range(cuda.grid(1), out.size, cuda.gridsize(1)): out[i] = a * x[i] + y[i]. "
+             "launch_size(n): blocks = ceil(n / THREADS), at least 1 and at most MAX_BLOCKS."),
+    Exercise("gpu_block_sum", "08_gpu_kernels", "A sum per block: a shared-memory tree",
+             "acc over a grid-stride loop; shared[t] = acc; syncthreads; while half > 0: if t < half: "
+             "shared[t] += shared[t + half]; syncthreads (outside the if); half //= 2. Thread 0 writes partials[blockIdx.x]."),
     Exercise("cse_pass", "09_graph_passes", "Common-subexpression elimination on the graph IR",
              "Key a pure call by (node.op, node.inputs, node.index, freeze(node.attrs)) and a constant by its dtype, "
              "shape and bytes; rewire each node's inputs through the merged nodes before keying it; skip effects."),
