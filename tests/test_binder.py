@@ -38,7 +38,7 @@ def test_the_image_installs_the_apt_packages(dockerfile):
 
 def test_the_image_installs_our_requirements_after_copying_the_repository(dockerfile):
     lines = (BINDER / "requirements.txt").read_text().splitlines()
-    assert "-e .[notebook]" in [line.strip() for line in lines]
+    assert "-e .[notebook,cuda]" in [line.strip() for line in lines]
     copy = dockerfile.index("COPY --chown=0:0 src/ ${REPO_DIR}/")
     pip = dockerfile.index('pip install --no-cache-dir -r "binder/requirements.txt"')
     assert copy < pip, "requirements.txt installs the local package, so it must run after the copy"
