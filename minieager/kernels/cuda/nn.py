@@ -47,14 +47,20 @@ def im2col(x, kh, kw, sh, sw, pt, pl, oh, ow, patches):
         patches[p, q] = x[n, y, xx, c] if 0 <= y < h and 0 <= xx < w else 0
 
 
+@cuda.jit(device=True)
+def nhwc_position(e, h, w, n_c):
+    """(n, y, x, c) of the e-th element of a C-contiguous (N, H, W, C) array: one thread's element."""
+    n, rest = e // (h * w * n_c), e % (h * w * n_c)
+    y, rest = rest // (w * n_c), rest % (w * n_c)
+    return n, y, rest // n_c, rest % n_c
+
+
 @cuda.jit(cache=True)
 def col2im(patches, kh, kw, sh, sw, pt, pl, oh, ow, dx):
     """dx[n, y, x, c] = the sum of the patch entries copied from (n, y, x, c): the gather of im2col."""
     _, h, w, n_c = dx.shape
     for e in range(cuda.grid(1), dx.size, cuda.gridsize(1)):
-        n, rest = e // (h * w * n_c), e % (h * w * n_c)
-        y, rest = rest // (w * n_c), rest % (w * n_c)
-        xx, c = rest // n_c, rest % n_c
+        n, y, xx, c = nhwc_position(e, h, w, n_c)
         acc = 0.0
         for di in range(kh):
             if (y + pt - di) % sh == 0:               # some output row i has y = i*sh + di - pt
@@ -129,9 +135,7 @@ def pool(x, is_max, kh, kw, sh, sw, pt, pl, out):
     _, h, w, n_c = x.shape
     _, oh, ow, _ = out.shape
     for e in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        n, rest = e // (oh * ow * n_c), e % (oh * ow * n_c)
-        i, rest = rest // (ow * n_c), rest % (ow * n_c)
-        j, c = rest // n_c, rest % n_c
+        n, i, j, c = nhwc_position(e, oh, ow, n_c)
         y0, y1 = window(i, sh, pt, kh, h)
         x0, x1 = window(j, sw, pl, kw, w)
         best, total = x[n, y0, x0, c], 0.0
@@ -162,9 +166,7 @@ def pool_grad(x, dy, is_max, kh, kw, sh, sw, pt, pl, dx):
     _, h, w, n_c = dx.shape
     _, oh, ow, _ = dy.shape
     for e in range(cuda.grid(1), dx.size, cuda.gridsize(1)):
-        n, rest = e // (h * w * n_c), e % (h * w * n_c)
-        y, rest = rest // (w * n_c), rest % (w * n_c)
-        xx, c = rest // n_c, rest % n_c
+        n, y, xx, c = nhwc_position(e, h, w, n_c)
         acc = 0.0
         # the outputs whose window [i*sh - pt, i*sh - pt + kh) holds y
         for i in range(max(0, (y + pt - kh) // sh + 1), min(oh, (y + pt) // sh + 1)):
