@@ -3,12 +3,13 @@
     grads = tape.gradient(loss, model.trainable_variables)
     optimizer.apply_gradients(zip(grads, model.trainable_variables))
 
-An update is bookkeeping, not part of the model: it must never be recorded on a tape. So each
-optimizer's arithmetic runs directly on the arrays (``_update``), allocating only the new values,
-and hands them to ``Variable.assign``. For a variable on the GPU that arithmetic runs on host
-copies of the variable, its gradient and its slots, which then go back to the GPU (one round trip
-per variable and step, ``_update_on_host``): the update rules are written once, in NumPy. Per-variable state ("slots": momentum, Adam's m and v, ...)
-lives in non-trainable Variables, so a Checkpoint saves it with the optimizer.
+An update is bookkeeping, not part of the model: it must never be recorded on a tape. So an
+optimizer computes the step's scalars (the learning rate, Adam's bias correction) and runs its
+update rule as a kernel on the arrays themselves, the kernel of the variable's device
+(``kernels/cpu/optimizers.py``, ``kernels/cuda/optimizers.py``): a GPU variable is updated on the
+GPU. The kernel returns new arrays, which the variable and its slots then hold. Per-variable state
+("slots": momentum, Adam's m and v, ...) lives in non-trainable Variables, so a Checkpoint saves it
+with the optimizer.
 """
 import math
 import warnings
@@ -17,9 +18,10 @@ import numpy as np
 
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
-from ..engine.device import CPU, device, to_device, to_host
+from ..engine.device import device, device_type, to_device
 from ..engine.errors import InvalidArgumentError
 from ..engine.recording import tracers
+from ..kernels.registry import get_kernel
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
@@ -147,10 +149,7 @@ class Optimizer:
         pairs = self._checked_pairs(grads_and_vars, stacklevel=3)
         step = int(self.iterations) + 1
         for grad, var in pairs:
-            if var._device == CPU:
-                self._update(var, grad._value, self._slots_for(var), step)
-            else:
-                self._update_on_host(var, grad, self._slots_for(var), step)
+            self._update(var, to_device(grad._value, var._device), self._slots_for(var), step)
             if getattr(var, "constraint", None) is not None:     # as Keras: project after the update
                 var.assign(var.constraint(var._snapshot()))
         _store(self.iterations, np.array(step, np.int64))
@@ -158,17 +157,10 @@ class Optimizer:
             global_step.assign_add(1)
         return self.iterations
 
-    def _update_on_host(self, var, grad, slots, step):
-        """``_update`` for a GPU variable: on host copies of it and its slots, which then go back."""
-        held = [var, *slots.values()]
-        devices = [v._device for v in held]
-        for v in held:
-            v._value, v._device = to_host(v._value), CPU
-        try:
-            self._update(var, to_host(grad._value), slots, step)
-        finally:
-            for v, name in zip(held, devices):
-                v._value, v._device = to_device(v._value, name), name
+    @staticmethod
+    def _apply(rule, var, grad, *slots_and_scalars):
+        """Run the update kernel ``rule`` ("apply_adam" ...) on ``var``'s device; returns its new arrays."""
+        return get_kernel(rule, device_type(var._device))(var._value, grad, *slots_and_scalars)
 
     def minimize(self, loss, var_list=None, global_step=None, name=None):
         """Compute ``loss()`` under a tape and apply its gradients; returns the loss value.
@@ -189,7 +181,7 @@ class Optimizer:
         return value
 
     def _update(self, var, grad, slots, step):
-        """Assign ``var`` its new value from the gradient array ``grad`` (and update ``slots``)."""
+        """Assign ``var`` its new value from the gradient array ``grad``, on its device (and update ``slots``)."""
         raise NotImplementedError
 
     def __repr__(self):
@@ -206,21 +198,14 @@ class SGD(Optimizer):
         super().__init__(learning_rate, name)
 
     def _update(self, var, grad, slots, step):
-        step_size = np.multiply(grad, -self.learning_rate)        # -lr * g
         if not self.momentum:
-            step_size += var._value
-            _store(var, step_size)
+            _store(var, self._apply("apply_gradient_descent", var, grad, self.learning_rate))
             return
         velocity = slots["momentum"]
-        new_velocity = np.multiply(velocity._value, self.momentum)
-        new_velocity += step_size
-        if self.nesterov:
-            step_size += new_velocity * self.momentum
-        else:
-            step_size = new_velocity.copy()
-        step_size += var._value
+        new_w, new_velocity = self._apply("apply_momentum", var, grad, velocity._value, self.learning_rate,
+                                          self.momentum, self.nesterov)
         _store(velocity, new_velocity)
-        _store(var, step_size)
+        _store(var, new_w)
 
 
 class Adam(Optimizer):
@@ -236,21 +221,11 @@ class Adam(Optimizer):
     def _update(self, var, grad, slots, step):
         b1, b2 = self.beta_1, self.beta_2
         lr_t = self.learning_rate * math.sqrt(1 - b2 ** step) / (1 - b1 ** step)
-        m = np.multiply(slots["m"]._value, b1)
-        scratch = np.multiply(grad, 1 - b1)
-        m += scratch
-        v = np.multiply(slots["v"]._value, b2)
-        np.multiply(grad, grad, out=scratch)
-        scratch *= 1 - b2
-        v += scratch
-        np.sqrt(v, out=scratch)
-        scratch += self.epsilon
-        np.divide(m, scratch, out=scratch)
-        scratch *= -lr_t
-        scratch += var._value
-        _store(slots["m"], m)
-        _store(slots["v"], v)
-        _store(var, scratch)
+        new_w, new_m, new_v = self._apply("apply_adam", var, grad, slots["m"]._value, slots["v"]._value,
+                                          lr_t, b1, b2, self.epsilon)
+        _store(slots["m"], new_m)
+        _store(slots["v"], new_v)
+        _store(var, new_w)
 
 
 class RMSprop(Optimizer):
@@ -262,21 +237,16 @@ class RMSprop(Optimizer):
         super().__init__(learning_rate, name)
 
     def _update(self, var, grad, slots, step):
-        ms = np.multiply(slots["rms"]._value, self.rho)
-        scratch = np.multiply(grad, grad)
-        scratch *= 1 - self.rho
-        ms += scratch
-        np.sqrt(ms, out=scratch)
-        scratch += self.epsilon
-        np.divide(grad, scratch, out=scratch)
-        scratch *= self.learning_rate                      # the step: lr * g / (sqrt(ms) + eps)
-        _store(slots["rms"], ms)
         if self.momentum:
-            velocity = np.multiply(slots["momentum"]._value, self.momentum)
-            velocity += scratch
-            _store(slots["momentum"], velocity)
-            scratch = velocity
-        _store(var, var._value - scratch)
+            new_w, new_ms, new_velocity = self._apply(
+                "apply_rmsprop_momentum", var, grad, slots["rms"]._value, slots["momentum"]._value,
+                self.learning_rate, self.rho, self.momentum, self.epsilon)
+            _store(slots["momentum"], new_velocity)
+        else:
+            new_w, new_ms = self._apply("apply_rmsprop", var, grad, slots["rms"]._value,
+                                        self.learning_rate, self.rho, self.epsilon)
+        _store(slots["rms"], new_ms)
+        _store(var, new_w)
 
 
 class Adagrad(Optimizer):
@@ -292,15 +262,10 @@ class Adagrad(Optimizer):
         return np.full(var.shape, self.initial_accumulator_value, var.dtype.np_dtype)
 
     def _update(self, var, grad, slots, step):
-        acc = np.multiply(grad, grad)
-        acc += slots["accumulator"]._value
-        scratch = np.sqrt(acc)
-        scratch += self.epsilon
-        np.divide(grad, scratch, out=scratch)
-        scratch *= -self.learning_rate
-        scratch += var._value
-        _store(slots["accumulator"], acc)
-        _store(var, scratch)
+        new_w, new_accumulator = self._apply("apply_adagrad", var, grad, slots["accumulator"]._value,
+                                             self.learning_rate, self.epsilon)
+        _store(slots["accumulator"], new_accumulator)
+        _store(var, new_w)
 
 
 # ---- the TF 1 spellings the guide uses (me.train.*): the same optimizers, TF 1 argument names ----

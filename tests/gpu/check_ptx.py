@@ -17,7 +17,7 @@ from types import SimpleNamespace  # noqa: E402
 from numba import cuda, types  # noqa: E402
 from numba.cuda import dispatcher  # noqa: E402
 
-from minieager.kernels.cuda import elementwise, matmul, nn, random, reduce  # noqa: E402
+from minieager.kernels.cuda import elementwise, matmul, nn, optimizers, random, reduce  # noqa: E402
 
 CC = (9, 0)       # sm_90 (H100); the kernels use nothing newer than sm_50 has
 
@@ -56,6 +56,11 @@ def signatures():
                                                                           array(f64, 1), mat)
         yield f"uniform_kernel[{dt}]", random.uniform_kernel, (i64, i64, f64, f64, vec)
         yield f"normal_kernel[{dt}]", random.normal_kernel, (i64, i64, f64, f64, vec)
+        yield f"gradient_descent_kernel[{dt}]", optimizers.gradient_descent_kernel, (vec, vec, dt, vec)
+        yield f"momentum_kernel[{dt}]", optimizers.momentum_kernel, (vec, vec, vec, dt, dt, b1, vec, vec)
+        yield f"adam_kernel[{dt}]", optimizers.adam_kernel, (vec,) * 4 + (dt,) * 6 + (vec,) * 3
+        yield f"rmsprop_kernel[{dt}]", optimizers.rmsprop_kernel, (vec,) * 4 + (dt,) * 5 + (vec,) * 3
+        yield f"adagrad_kernel[{dt}]", optimizers.adagrad_kernel, (vec,) * 3 + (dt,) * 2 + (vec,) * 2
 
 
 def main():

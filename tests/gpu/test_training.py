@@ -24,22 +24,64 @@ def test_variables_live_on_the_gpu_and_take_values_from_either_device():
     np.testing.assert_allclose(grad.numpy(), [6.0, 10.0])
 
 
-@pytest.mark.parametrize("make", [lambda: me.optimizers.SGD(0.1, momentum=0.9), lambda: me.optimizers.Adam(0.05),
-                                  lambda: me.optimizers.RMSprop(0.05), lambda: me.optimizers.Adagrad(0.1)],
-                         ids=["sgd", "adam", "rmsprop", "adagrad"])
-def test_optimizers_take_the_same_steps_on_both_devices(make):
-    start = RNG.standard_normal(4).astype(np.float32)
+OPTIMIZERS = {
+    "sgd": lambda: me.optimizers.SGD(0.1),
+    "momentum": lambda: me.optimizers.SGD(0.1, momentum=0.9),
+    "nesterov": lambda: me.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+    "adam": lambda: me.optimizers.Adam(0.05),
+    "rmsprop": lambda: me.optimizers.RMSprop(0.05),
+    "rmsprop_momentum": lambda: me.optimizers.RMSprop(0.05, momentum=0.5),
+    "adagrad": lambda: me.optimizers.Adagrad(0.1),
+}
+
+
+def _train(make, device, start, steps=3):
+    with me.device(device):
+        v, optimizer = me.Variable(start), make()
+        for _ in range(steps):
+            with me.GradientTape() as tape:
+                loss = me.reduce_sum(me.square(v - 1.0) * me.sin(v))
+            optimizer.apply_gradients([(tape.gradient(loss, v), v)])
+    return v, optimizer
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_optimizers_take_the_same_steps_on_both_devices(name, dtype):
+    start = RNG.standard_normal((3, scale(5, 300))).astype(dtype)
     results = {}
     for device in ("/cpu:0", "/gpu:0"):
-        with me.device(device):
-            v, optimizer = me.Variable(start), make()
-            for _ in range(3):
-                with me.GradientTape() as tape:
-                    loss = me.reduce_sum(me.square(v - 1.0))
-                optimizer.apply_gradients([(tape.gradient(loss, v), v)])
+        v, optimizer = _train(OPTIMIZERS[name], device, start)
         assert v.device == device and all(s.device == device for s in optimizer.variables()[1:])
-        results[device] = v.numpy()
-    np.testing.assert_allclose(results["/gpu:0"], results["/cpu:0"], rtol=1e-5)
+        assert v.dtype == me.as_dtype(dtype) and all(s.dtype == v.dtype for s in optimizer.variables()[1:])
+        results[device] = [v.numpy()] + [s.numpy() for s in optimizer.variables()[1:]]
+    assert not np.array_equal(results["/cpu:0"][0], start)               # the steps did move it
+    rtol = {np.float16: 1e-3, np.float32: 1e-5, np.float64: 1e-12}[dtype]
+    for gpu, cpu in zip(results["/gpu:0"], results["/cpu:0"]):
+        np.testing.assert_allclose(gpu, cpu, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_a_float32_update_runs_on_the_gpu_without_a_copy_to_the_host(name, monkeypatch):
+    from minieager.kernels.cuda import host
+    v, optimizer = _train(OPTIMIZERS[name], "/gpu:0", np.linspace(-1, 1, 6, dtype=np.float32), steps=1)
+    with me.GradientTape() as tape:
+        loss = me.reduce_sum(me.square(v))
+    grad = tape.gradient(loss, v)
+    copies = []
+    monkeypatch.setattr(host, "copy_to_host", lambda array: copies.append(array) or array.copy_to_host())
+    before = v.numpy()
+    optimizer.apply_gradients([(grad, v)])
+    assert copies == []                  # a host round trip (host.round_trip) would copy each array back
+    assert not np.array_equal(v.numpy(), before)
+
+
+def test_a_cpu_gradient_updates_a_gpu_variable_on_the_gpu():
+    with me.device("/gpu:0"):
+        v = me.Variable([1.0, 2.0])
+    me.optimizers.SGD(0.5).apply_gradients([(me.constant([2.0, 4.0]), v)])   # TF copies it over too
+    assert v.device == "/gpu:0"
+    np.testing.assert_allclose(v.numpy(), [0.0, 0.0])
 
 
 def test_checkpoint_saved_from_the_gpu_restores_onto_the_gpu(tmp_path):

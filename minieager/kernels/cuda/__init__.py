@@ -10,6 +10,7 @@ numba.cuda and registers every kernel below. One concept per module:
     reduce.py       shared-memory tree reductions: sum, max, min, prod, argmax, argmin
     matmul.py       a tiled shared-memory matmul, then a register-blocked one (and why it is faster)
     nn.py           im2col convolution and its gradients, pooling, softmax, the fused cross-entropy
+    optimizers.py   the optimizers' update rules, one fused kernel each (Adam in one pass over memory)
     random.py       counter-based uniform and normal random numbers
 
 Every kernel is tested against the CPU kernels under numba's CUDA simulator
@@ -25,7 +26,7 @@ def gpu_kernel(op_name):
     """The "gpu" kernel of ``op_name``: its CUDA kernel, or its CPU kernel behind a host round trip."""
     global _registered
     if not _registered:
-        from . import elementwise, matmul, nn, random, reduce  # noqa: F401  (each registers its kernels)
+        from . import elementwise, matmul, nn, optimizers, random, reduce  # noqa: F401  (each registers its kernels)
         _registered = True
     try:
         return registry._KERNELS[(op_name, "gpu")]

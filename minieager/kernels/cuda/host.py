@@ -21,7 +21,8 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _host(value):
-    return value if is_host_array(value) else copy_to_host(value)
+    """A device array copied to the host; host arrays and Python scalars (an optimizer's rate) as they are."""
+    return value if is_host_array(value) or isinstance(value, (bool, int, float)) else copy_to_host(value)
 
 
 def _device(value):
