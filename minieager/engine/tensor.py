@@ -111,18 +111,18 @@ class Tensor:
         return view if dtype is None else view.astype(dtype)
 
     def cpu(self):
-        """This tensor's value on the CPU (the tensor itself if it is there already)."""
-        return self if self._device == CPU else wrap(to_host(self._value), CPU)
+        """This tensor's value on the CPU (the tensor itself if it is there already).
+
+        A copy that a GradientTape records, as any op: gradients flow back to this tensor's device.
+        """
+        return self if self._device == CPU else _shape.copy_to_device(self, CPU)
 
     def gpu(self, index=0):
-        """This tensor's value on GPU ``index`` (itself if it is there already).
-
-        A copy, as ``cpu()`` is: the tape does not record it, so move inputs before a GradientTape.
-        """
+        """This tensor's value on GPU ``index`` (itself if it is there already); recorded as ``cpu()`` is."""
         from .device import check_available
         name = f"/gpu:{int(index)}"
         check_available(name)
-        return self if self._device == name else wrap(to_device(to_host(self._value), name), name)
+        return _shape.copy_to_device(self, name)
 
     # ---- printing ---------------------------------------------------------------------
     def _numpy_text(self, is_repr):
@@ -244,7 +244,7 @@ class Tensor:
 
 
 # The ops need the Tensor class, so they are imported after it is defined.
-from ..ops import elementwise as _ew, indexing as _indexing, linalg as _linalg  # noqa: E402
+from ..ops import elementwise as _ew, indexing as _indexing, linalg as _linalg, shape as _shape  # noqa: E402
 
 
 def _reflected(name, op):

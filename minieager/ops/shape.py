@@ -7,9 +7,11 @@ import math
 
 import numpy as np
 
+from ..engine import recording
+from ..engine.device import to_device, to_host
 from ..engine.errors import InvalidArgumentError
-from ..engine.op import Op
-from ..engine.tensor import Tensor
+from ..engine.op import NO_ATTRS, Op
+from ..engine.tensor import Tensor, wrap
 from . import _args
 from ._axes import normalize_axes, normalize_axis
 from ._operands import broadcast_shape
@@ -27,6 +29,27 @@ def identity(input, name=None):  # noqa: A002 (TF's name)
 def stop_gradient(input, name=None):  # noqa: A002
     """The same values, but gradients do not flow through: a constant as far as tapes know."""
     return _stop_gradient(convert_to_tensor(input))
+
+
+# A copy to another device is an op too: the tape records it, and its gradient is the copy of dy
+# back to the input's device (TensorFlow records ``x.gpu()`` the same way). It cannot run through
+# ``Op.__call__``, which puts every output on its inputs' device, so it calls the tapes itself.
+_copy = Op("copy", ("x",), "x on another device", ("dy copied back to x's device",),
+           vjp=lambda dy, x, out: (copy_to_device(dy, x.device),))
+
+
+def copy_to_device(x, device):
+    """``x``'s value on the canonical ``device`` ("/cpu:0", "/gpu:0"): ``x`` itself if it is there."""
+    if x._device == device:
+        return x
+    if recording.tracers:
+        raise InvalidArgumentError(
+            f"Cannot copy a tensor to {device} inside me.function: graphs run on one device. Place the "
+            f"function's arguments and variables on {device} before calling it.")
+    out = wrap(to_device(to_host(x._value), device), device)
+    if recording.observers:
+        recording.record(_copy, (x,), (out,), NO_ATTRS)
+    return out
 
 
 # ---- reshaping --------------------------------------------------------------------------------

@@ -39,6 +39,43 @@ def test_gpu_and_cpu_copy_and_keep_values():
     np.testing.assert_array_equal(back.numpy(), x.numpy())
 
 
+def test_the_tape_records_copies_and_sends_gradients_back_to_each_device():
+    x = me.constant([1.0, -2.0, 3.0])
+    with me.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        g = x.gpu()
+        y = me.reduce_sum(me.square(g)).cpu() + me.reduce_sum(x * 10.0)   # a path on each device
+    assert [r.op.name for r in tape.records][:2] == ["copy", "square"]
+    grad = tape.gradient(y, x)
+    assert grad.device == "/cpu:0"                                       # x's device, not the GPU's
+    np.testing.assert_allclose(grad.numpy(), 2 * x.numpy() + 10.0)
+    grad_g = tape.gradient(y, g)
+    assert grad_g.device == "/gpu:0"
+    np.testing.assert_allclose(grad_g.numpy(), 2 * x.numpy())
+
+
+def test_second_derivatives_flow_through_copies():
+    x = me.constant(3.0)
+    with me.GradientTape() as outer:
+        outer.watch(x)
+        with me.GradientTape() as inner:
+            inner.watch(x)
+            y = (x.gpu() ** 3).cpu()
+        dy = inner.gradient(y, x)
+    assert dy.device == "/cpu:0" and float(dy) == 27.0
+    assert float(outer.gradient(dy, x)) == 18.0
+
+
+def test_a_copy_inside_me_function_is_refused_with_the_fix():
+    @me.function
+    def f(x):
+        return x.gpu() * 2.0
+
+    with pytest.raises(InvalidArgumentError, match=r"Cannot copy a tensor to /gpu:0 inside "
+                                                 r"me.function.*before calling it"):
+        f(me.constant([1.0]))
+
+
 def test_numpy_and_printing_copy_to_the_host():
     g = me.constant([1.0, 2.0]).gpu()
     array = g.numpy()
