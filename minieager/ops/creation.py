@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import current_device
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.device import to_host
 from ..engine.tensor import Tensor, place
 from . import _args
@@ -79,6 +79,11 @@ def fit(array, dtype, op):
     """
     if array.dtype == dtype.np_dtype:
         return np.array(array, copy=True)     # the tensor owns its memory
+    if dtype.is_bool and array.dtype.kind != "b" and array.size:
+        raise DTypeError(
+            f"{op}: cannot convert the {array.dtype.name} value {array.flat[0].item()!r} to bool (as in TensorFlow, "
+            f"numbers are not truth values here). Compare instead (x != 0), or use me.cast(x, me.bool), which "
+            f"maps nonzero to True.")
     if dtype.is_integer and array.size:
         bad = None
         if array.dtype.kind == "f":

@@ -18,14 +18,15 @@ from .creation import convert_to_tensor, ones_like, zeros_like
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
-def _binary(op, arithmetic=True):
+def _binary(op, arithmetic=True, check=None):
     """The checked function ``f(x, y)`` that runs the two-input ``op``, broadcasting x and y.
 
     ``arithmetic`` ops refuse bool tensors (comparisons take them). Every binary op's public
     function (``me.add``, ``me.less`` ...) is one of these, and its operator (``+``, ``<`` ...)
     is the twin in ``f.operator``; they differ in how they recognise a temporary operand whose
     array the result may overwrite (arithmetic only, see ``engine/temporaries.py``). The common
-    case, two tensors of one dtype and shape, runs four tests before the op itself.
+    case, two tensors of one dtype and shape, runs four tests before the op itself. ``check(x, y)``,
+    if given, validates the values too (integer division by zero).
     """
     assert op.num_outputs == 1, "Op.binary wraps one output"
     name = op.name
@@ -40,6 +41,8 @@ def _binary(op, arithmetic=True):
                 check_not_bool(op.name, x)
             if x._value.shape != y._value.shape:
                 check_broadcast(op.name, x, y)
+            if check is not None:
+                check(x, y)
             if x._value.size >= MIN_SIZE and arithmetic:
                 into = temporary(x)
                 if into is None and y._value.size >= MIN_SIZE:
@@ -105,8 +108,24 @@ _minimum = Op("minimum", ("a", "b"), "min(a, b)", ("dy * (a <= b)", "dy * (a > b
 add = _binary(_add)
 subtract = _binary(_subtract)
 multiply = _binary(_multiply)
-floordiv = _binary(_floordiv)
-mod = _binary(_mod)
+
+
+def _integer_divisor(op_name):
+    """A check that an integer divisor has no zeros: TF raises there (NumPy would give 0 and warn)."""
+    def check(x, y):
+        if y._dtype.is_integer and y._value.size:
+            divisor = y._host()
+            if not divisor.all():
+                where = np.unravel_index(int(np.argmin(divisor != 0)), divisor.shape)
+                raise InvalidArgumentError(
+                    f"{op_name}: integer division by zero ({x.dtype.name} {tuple(x.shape)} by {y.dtype.name} "
+                    f"{tuple(y.shape)}, which is 0 at index {tuple(int(i) for i in where)}). Replace the zeros "
+                    f"first (me.where(y == 0, 1, y)), or divide as floats: x / y gives inf.")
+    return check
+
+
+floordiv = _binary(_floordiv, check=_integer_divisor("floordiv"))
+mod = _binary(_mod, check=_integer_divisor("mod"))
 maximum = _binary(_maximum)
 minimum = _binary(_minimum)
 _checked_divide = _binary(_divide)

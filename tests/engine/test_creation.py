@@ -42,12 +42,23 @@ def test_constant_copies_its_input():
 def test_constant_with_explicit_dtype_converts():
     assert_tensor(me.constant([1, 2], dtype=me.float64), [1.0, 2.0], dtype=me.float64)
     assert_tensor(me.constant(3.0, dtype="int32"), 3, dtype=me.int32)
-    assert_tensor(me.constant([1, 0], dtype=np.bool_), [True, False], dtype=me.bool)
 
 
 def test_constant_refuses_to_truncate_fractions_to_int():
     with pytest.raises(InvalidArgumentError, match="fractional"):
         me.constant([1.5, 2.0], dtype=me.int32)
+
+
+@pytest.mark.parametrize("value", [2, [0, 1], 1.0, np.array([0, 3], np.int64)])
+def test_numbers_do_not_become_bools(value):
+    first = np.asarray(value).flat[0].item()
+    with pytest.raises(me.errors.DTypeError, match=rf"^constant: cannot convert the \w+ value {first!r} to bool "
+                                                   rf".*Compare instead \(x != 0\), or use me\.cast\(x, me\.bool\)"):
+        me.constant(value, dtype=me.bool)
+    with pytest.raises(TypeError):                 # what TensorFlow raises; DTypeError is also one
+        me.convert_to_tensor(value, dtype=me.bool)
+    assert me.cast(me.constant(value), me.bool).numpy().tolist() == (np.asarray(value) != 0).tolist()
+    assert me.constant([True, False], dtype=me.bool).numpy().tolist() == [True, False]
 
 
 def test_constant_shape_fills_from_a_scalar():

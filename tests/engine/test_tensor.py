@@ -231,6 +231,22 @@ def test_integer_floordiv_and_mod_follow_python_signs():
     assert_tensor(me.constant(a) % me.constant(b), a % b, dtype=me.int32)
 
 
+@pytest.mark.parametrize("divide", [operator.floordiv, operator.mod, me.floordiv, me.floormod])
+def test_integer_division_by_zero_raises_as_in_tensorflow(divide):
+    name = "mod" if divide in (operator.mod, me.floormod) else "floordiv"
+    with pytest.raises(me.errors.InvalidArgumentError,
+                       match=rf"^{name}: integer division by zero \(int32 \(2, 2\) by int32 \(2,\), which is 0 at "
+                             rf"index \(1,\)\)\. Replace the zeros first \(me\.where\(y == 0, 1, y\)\)"):
+        divide(me.constant([[1, 2], [3, 4]]), me.constant([5, 0]))
+    with pytest.raises(me.errors.InvalidArgumentError, match=rf"^{name}: integer division by zero \(int64 \(\) by"):
+        divide(me.constant(7, me.int64), 0)
+    y = me.constant([5, 0])
+    assert divide(me.constant([7, 8]), me.where(y == 0, 1, y)).numpy().tolist() == ([1, 8] if name == "floordiv"
+                                                                                     else [2, 0])
+    np.testing.assert_array_equal(divide(me.constant([1.0, -1.0]), 0.0).numpy(),     # floats: inf, nan, no error
+                                  np.array([np.inf, -np.inf]) if name == "floordiv" else [np.nan, np.nan])
+
+
 def test_true_division_of_integers_gives_floats():
     assert_tensor(me.constant([1, 2]) / 2, [0.5, 1.0], dtype=me.float64)    # as in TensorFlow
 
