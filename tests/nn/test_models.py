@@ -92,6 +92,45 @@ def test_attribute_tracking_of_variables_lists_and_dicts():
     assert len(net.trainable_variables) == 1 + 2 + 2 + 2    # blocks/2 has never been built
 
 
+def test_get_weights_and_set_weights_copy_values_between_models_as_in_keras():
+    def make():
+        model = me.keras.Sequential([me.keras.layers.Dense(3, activation="relu"), me.keras.layers.BatchNormalization(),
+                                     me.keras.layers.Dense(1)])
+        model.build((None, 4))
+        return model
+
+    a, b = make(), make()
+    weights = a.get_weights()
+    assert [w.shape for w in weights] == [tuple(v.shape) for v in a.weights]
+    assert all(isinstance(w, np.ndarray) for w in weights)
+    weights[0][0, 0] = 99.0                                  # copies: changing one leaves the model alone
+    assert a.weights[0].numpy()[0, 0] != 99.0
+    b.set_weights(a.get_weights())
+    for va, vb in zip(a.weights, b.weights):
+        np.testing.assert_array_equal(va.numpy(), vb.numpy())
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
+    b.set_weights([w.astype(np.float64) * 0 for w in a.get_weights()])   # cast to the variables' dtype
+    assert b.weights[0].dtype == me.float32 and not b.weights[0].numpy().any()
+
+
+def test_set_weights_checks_every_array_before_changing_anything():
+    model = me.keras.Sequential([me.keras.layers.Dense(2)])
+    with pytest.raises(me.errors.InvalidArgumentError,
+                       match=r"set_weights: got 1 arrays, but the layer has 0 weights \(none\)\. It is not built yet"):
+        model.set_weights([np.zeros((3, 2))])
+    model.build((None, 3))
+    before = model.get_weights()
+    with pytest.raises(me.errors.InvalidArgumentError,
+                       match=r"set_weights: weight '.*bias.*' has shape \(2,\), but the array given for it has "
+                             r"shape \(3,\)"):
+        model.set_weights([np.ones((3, 2)), np.ones(3)])     # the first is right, but nothing changes
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"got 1 arrays, but the layer has 2 weights"):
+        model.set_weights([np.ones((3, 2))])
+    for w, v in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(w, v)
+
+
 def test_trainable_false_freezes_a_layer():
     model = me.Sequential([me.layers.Dense(2, input_shape=(3,)), me.layers.Dense(1)])
     model.layers[0].trainable = False

@@ -210,6 +210,28 @@ class Layer:
     def count_params(self):
         return int(sum(v.shape.num_elements() for v in self.variables))
 
+    def get_weights(self):
+        """The values of ``weights`` as new NumPy arrays, in that order (Keras's ``get_weights``)."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        """Give the layer's ``weights`` the values of ``weights`` (arrays in ``get_weights()`` order).
+
+        Every array is checked before any variable changes, so a wrong list changes nothing."""
+        variables, weights = self.weights, [np.asarray(w) for w in weights]
+        if len(weights) != len(variables):
+            hint = "" if self.built else " It is not built yet: call it once, or build(input_shape), first."
+            raise InvalidArgumentError(
+                f"{self.name}.set_weights: got {len(weights)} arrays, but the layer has {len(variables)} weights "
+                f"({', '.join(v.name for v in variables) or 'none'}).{hint}")
+        for v, w in zip(variables, weights):
+            if w.shape != tuple(v.shape):
+                raise InvalidArgumentError(
+                    f"{self.name}.set_weights: weight '{v.name}' has shape {tuple(v.shape)}, but the array given "
+                    f"for it has shape {w.shape}.")
+        for v, w in zip(variables, weights):
+            v.assign(w.astype(v.dtype.np_dtype, copy=False))
+
     # ---- building and calling -------------------------------------------------------------
     def build(self, input_shape):
         """Create the variables, knowing the input's shape. Runs once, before the first call."""
