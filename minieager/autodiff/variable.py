@@ -115,7 +115,9 @@ class Variable(Tensor):
             raise InvalidArgumentError(
                 f"{method} to Variable '{self._name}': the value has dtype {value.dtype.name} but the variable "
                 f"is {self._dtype.name}. Cast it first: me.cast(value, me.{self._dtype.name}).")
-        if value._device != self._device:   # a CPU value for a GPU variable (or back): copied over, as in TF
+        if value._device != self._device and not hasattr(value, "_tracer"):
+            # A CPU value for a GPU variable (or back): copied over, as in TF. (A symbolic tensor of
+            # me.function has no device yet: its graph runs on its variables' device.)
             value = wrap(to_device(to_host(value._value), self._device), self._device)
         return value
 

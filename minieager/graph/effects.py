@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.device import CPU
+from ..engine.device import CPU, to_device
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.recording import tracers
@@ -52,7 +52,7 @@ def _forget_reads(tracer, attrs, outputs):
 # ---- variables -------------------------------------------------------------------------------
 @register_kernel("assign_variable")
 def _assign_kernel(value, variable):
-    variable._set(value)
+    variable._set(to_device(value, variable._device))   # on a GPU this kernel runs on a host copy
     return value
 
 

@@ -15,15 +15,17 @@ never remove, fold, merge or reorder them past each other. A ``variable`` node r
 variable's value where it stands, so it must not move past an effect node either.
 
 ``run(graph, *inputs)`` interprets a graph: with no tape open it calls each node's kernel on
-NumPy arrays straight from precomputed slots (the fast path); with a tape open it calls each
-node's Op on Tensors, so the tape records the calls and gradients of a graph come for free.
+arrays straight from precomputed slots (the fast path); with a tape open it calls each node's Op
+on Tensors, so the tape records the calls and gradients of a graph come for free. A graph runs
+where eager code would: on the device of its tensor inputs and variables (one device: a graph
+with inputs on two raises the eager ops' error), with that device's kernels.
 """
 import numpy as np
 
 from ..engine import recording
-from ..engine.device import CPU
+from ..engine.device import CPU, current_device, to_device, to_host
 from ..engine.errors import InvalidArgumentError
-from ..engine.tensor import Tensor, wrap
+from ..engine.tensor import Tensor, place, wrap
 
 KINDS = ("placeholder", "constant", "variable", "call", "output")
 
@@ -71,7 +73,8 @@ class Graph:
 
     def __init__(self, nodes, inputs, outputs, name="f"):
         self.nodes, self.inputs, self.outputs, self.name = list(nodes), list(inputs), list(outputs), name
-        self._plan = None   # run()'s precomputed plan, built on first run
+        self._plans = {}    # device -> run()'s precomputed plan, built on the first run there
+        self._variable_devices = None   # the devices of the variables it reads, found on the first run
 
     def copy(self):
         """A deep copy of the nodes (new Node objects, same ops, attrs and values)."""
@@ -132,6 +135,8 @@ def _right_side(n):
 
 def _value_text(v):
     """A short, stable text for an attribute or a constant (never a memory address)."""
+    if hasattr(v, "copy_to_host"):               # a constant on a GPU: print its value, as on the CPU
+        v = v.copy_to_host()
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
             return _value_text(v.item())
@@ -163,19 +168,20 @@ _ONE, _TWO, _MANY, _READ, _PICK = range(5)   # fn(env[a]); fn(env[a], env[b]); f
                                              # env <- variable fn's value; env[a][b] (one of several outputs)
 
 
-def _plan(graph):
-    """Precompute every node's slot, its kernel and the slots of its arguments."""
+def _plan(graph, device):
+    """Precompute every node's slot, its kernel on ``device`` and the slots of its arguments
+    (constants are copied to the device here, once)."""
     slot = {node: i for i, node in enumerate(graph.nodes)}
     env = [None] * (len(graph.nodes) + len(graph.nodes))   # node slots, then one slot per multi-output call
     steps, groups = [], {}
     for node in graph.nodes:
         i = slot[node]
         if node.kind == "constant":
-            env[i] = node.value
+            env[i] = to_device(node.value, device)
         elif node.kind == "variable":
             steps.append((_READ, i, node.value, None, None, None))
         elif node.kind == "call":
-            kernel = node.op._kernels.get(CPU) or node.op._load_kernel(CPU)
+            kernel = node.op._kernels.get(device) or node.op._load_kernel(device)
             ins = tuple(slot[x] for x in node.inputs)
             target = i
             if node.index is not None:    # one of several outputs: compute the call once, then pick
@@ -203,22 +209,42 @@ def _call_step(target, kernel, ins, attrs):
 
 def run(graph, *inputs):
     """Execute ``graph`` on ``inputs`` (NumPy arrays or Tensors, one per placeholder); returns the
-    outputs as a list of Tensors."""
+    outputs as a list of Tensors, on the device the graph ran on."""
     if len(inputs) != len(graph.inputs):
         raise InvalidArgumentError(
             f"run: graph '{graph.name}' takes {len(graph.inputs)} inputs "
             f"({', '.join(n.name for n in graph.inputs)}), got {len(inputs)}.")
+    device = _device(graph, inputs)
     if recording.observers or recording.tracers or recording.check_numerics:
-        return _run_ops(graph, inputs)   # a tape (or an outer trace) must see every op
-    return [wrap(a) for a in run_arrays(graph, [x._value if isinstance(x, Tensor) else x for x in inputs])]
+        return _run_ops(graph, inputs, device)   # a tape (or an outer trace) must see every op
+    arrays = [x._value if isinstance(x, Tensor) else x for x in inputs]
+    if device != CPU:
+        arrays = [to_device(np.asarray(a), device) for a in arrays]    # (device arrays stay as they are)
+    return [wrap(a, device) for a in run_arrays(graph, arrays, device)]
 
 
-def run_arrays(graph, arrays):
-    """The fast path of ``run``: NumPy arrays in, NumPy arrays out, each node's kernel called
-    straight from the precomputed plan (no Tensors, no tapes)."""
-    if graph._plan is None:
-        graph._plan = _plan(graph)
-    template, steps, input_slots, output_slots = graph._plan
+def _device(graph, inputs):
+    """The device ``graph`` runs on: that of its tensor inputs and the variables it reads, which
+    must agree; the current device (``with me.device``) if it has neither."""
+    if graph._variable_devices is None:
+        graph._variable_devices = {n.value._device for n in graph.nodes if n.kind == "variable"}
+    devices = graph._variable_devices | {x._device for x in inputs if isinstance(x, Tensor)}
+    if len(devices) == 1:
+        return next(iter(devices))
+    if not devices:
+        return current_device()
+    raise InvalidArgumentError(
+        f"{graph.name}: the function's tensor arguments and variables live on different devices "
+        f"({' and '.join(sorted(devices))}), but a graph runs on one; move them with .cpu() or .gpu() first.")
+
+
+def run_arrays(graph, arrays, device=CPU):
+    """The fast path of ``run``: arrays in, arrays out (NumPy arrays on the CPU, device arrays on
+    a GPU), each node's kernel called straight from the precomputed plan (no Tensors, no tapes)."""
+    plan = graph._plans.get(device)
+    if plan is None:
+        plan = graph._plans[device] = _plan(graph, device)
+    template, steps, input_slots, output_slots = plan
     env = template.copy()
     for s, x in zip(input_slots, arrays):
         env[s] = x
@@ -236,17 +262,17 @@ def run_arrays(graph, arrays):
     return [env[s] for s in output_slots]
 
 
-def _run_ops(graph, inputs):
+def _run_ops(graph, inputs, device):
     """The slow path: each node through its eager Op, on Tensors (tapes record, traces inline)."""
     values = {}
     for node, x in zip(graph.inputs, inputs):
-        values[node] = x if isinstance(x, Tensor) else wrap(np.asarray(x))
+        values[node] = x if isinstance(x, Tensor) else place(np.asarray(x), device)
     results = {}
     for node in graph.nodes:
         if node.kind == "placeholder":
             continue
         if node.kind == "constant":
-            values[node] = wrap(node.value)
+            values[node] = place(to_host(node.value), device)
         elif node.kind == "variable":
             values[node] = node.value          # the Variable itself: a tape sees it and watches it
         elif node.index is None:

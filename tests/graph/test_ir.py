@@ -100,7 +100,7 @@ def test_multi_output_calls_run_once_and_pick():
     want = _sparse_softmax_xent(me.constant(z), me.constant(y))
     np.testing.assert_allclose(got_loss.numpy(), want[0].numpy())
     np.testing.assert_allclose(got_grad.numpy(), want[1].numpy())
-    assert len(g._plan[1]) == 3                   # one call step, two picks
+    assert len(g._plans["/cpu:0"][1]) == 3         # one call step, two picks
 
 
 def test_copy_is_deep_and_independent():

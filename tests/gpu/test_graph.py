@@ -1,0 +1,118 @@
+"""me.function on the GPU: a graph runs on the device of its arguments and variables, with that
+device's kernels, and gives the eager results."""
+import numpy as np
+import pytest
+
+import minieager as me
+from minieager.engine.errors import InvalidArgumentError
+
+from .conftest import same, scale
+
+RNG = np.random.default_rng(11)
+
+
+@me.function
+def chain(x, w, b):
+    return me.tanh(x * w + b) * 0.5 + x        # the fusion pass makes one op of it
+
+
+def _inputs(n):
+    return [me.constant(RNG.standard_normal(n).astype(np.float32)) for _ in range(3)]
+
+
+def test_a_traced_function_runs_on_the_gpu_with_gpu_kernels_and_gives_the_eager_result(monkeypatch):
+    from minieager.kernels.cuda import host
+    inputs = _inputs(scale(37, 100_003))
+    gpu_inputs = [t.gpu() for t in inputs]
+    copies = []
+    monkeypatch.setattr(host, "copy_to_host", lambda array: copies.append(array) or array.copy_to_host())
+    result = chain(*gpu_inputs)
+    assert copies == []                 # every node ran a CUDA kernel: no host round trip
+    same(result, chain(*inputs))
+    same(result, chain.python_function(*inputs))                      # and the eager CPU result
+    assert chain.experimental_get_tracing_count() == 1                # one trace serves both devices
+
+
+def test_a_traced_training_step_on_the_gpu_takes_the_eager_steps():
+    x = RNG.standard_normal((scale(8, 256), 5)).astype(np.float32)
+    y = RNG.standard_normal((scale(8, 256), 1)).astype(np.float32)
+    start = [RNG.standard_normal(shape).astype(np.float32) * 0.5 for shape in [(5, 4), (4,), (4, 1), (1,)]]
+    weights = {}
+    for device, traced in [("/gpu:0", True), ("/gpu:0", False), ("/cpu:0", True)]:
+        with me.device(device):
+            model = me.keras.Sequential([me.keras.layers.Dense(4, activation="relu"), me.keras.layers.Dense(1)])
+            model.build((None, 5))
+            model.set_weights(start)        # (a GPU draws other random numbers than the CPU for a seed)
+            data, labels = me.constant(x), me.constant(y)
+            optimizer = me.optimizers.Adam(0.01)
+
+        def step():
+            with me.GradientTape() as tape:
+                loss = me.reduce_mean(me.square(model(data) - labels))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        run = me.function(step) if traced else step
+        losses = [run() for _ in range(4)]
+        assert all(loss.device == device for loss in losses)
+        assert all(v.device == device for v in model.variables)
+        weights[(device, traced)] = [v.numpy() for v in model.variables]
+    for a, b, c in zip(*weights.values()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+
+
+def test_gradients_of_a_traced_function_on_the_gpu_stay_on_the_gpu():
+    inputs = [t.gpu() for t in _inputs(6)]
+    with me.GradientTape() as tape:
+        tape.watch(inputs)
+        loss = me.reduce_sum(chain(*inputs))
+    grads = tape.gradient(loss, inputs)
+    with me.GradientTape() as eager_tape:
+        eager_tape.watch(inputs)
+        eager_loss = me.reduce_sum(chain.python_function(*inputs))
+    for got, want in zip(grads, eager_tape.gradient(eager_loss, inputs)):
+        same(got, want.cpu())
+
+
+def test_cond_and_while_in_a_traced_function_run_on_the_gpu():
+    @me.function
+    def f(x):
+        y = me.cond(me.reduce_sum(x) > 0, lambda: x * 2.0, lambda: -x)
+        return me.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc + y), [0, me.zeros_like(y)])[1]
+
+    x = me.constant([1.0, -0.5, 2.0])
+    same(f(x.gpu()), f(x))
+    same(f(-x.gpu()), f(-x))
+
+
+def test_a_graph_refuses_arguments_and_variables_on_two_devices():
+    with me.device("/gpu:0"):
+        v = me.Variable([1.0, 2.0])
+
+    @me.function
+    def scale_by_v(a):
+        return a * v
+
+    with pytest.raises(InvalidArgumentError, match=r"^scale_by_v: the function's tensor arguments and variables "
+                                                   r"live on different devices \(/cpu:0 and /gpu:0\).*\.gpu\(\)"):
+        scale_by_v(me.constant([1.0, 1.0]))
+    same(scale_by_v(me.constant([1.0, 3.0]).gpu()), me.constant([1.0, 6.0]))
+
+
+def test_variable_assignments_in_a_traced_function_stay_on_the_gpu():
+    with me.device("/gpu:0"):
+        v = me.Variable([1.0, 2.0])
+
+    @me.function
+    def update():
+        v.assign(v * 2.0)
+        v.assign_add(me.ones_like(v))
+        return v.read_value()
+
+    same(update(), me.constant([3.0, 5.0]))
+    same(update(), me.constant([7.0, 11.0]))              # the graph reads the variable's new value
+    assert v.device == "/gpu:0" and not isinstance(v._value, np.ndarray)   # still a device array
+    listing = str(update.get_concrete_function().graph)
+    assert "assign_variable(%0)" in listing                  # the traced product, not a constant of it
+    assert "constant 2.0" in listing                         # GPU constants print their values
