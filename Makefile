@@ -47,7 +47,7 @@ test-gpu: $(STAMP)
 # Every CUDA kernel compiled to PTX for a real GPU (sm_90) by NVIDIA's NVVM, without a GPU. The
 # simulator runs code a GPU would reject; this catches it. Installs the cuda-toolkit extra (~456 MB).
 check-ptx: $(STAMP)
-	$(PIP) install -q -e '.[cuda-toolkit]'
+	$(PIP) install -q -e '.[cuda-toolkit]' $(EDITABLE)
 	$(PY) tests/gpu/check_ptx.py
 
 system-check:
@@ -92,8 +92,10 @@ $(PY):
 # editable_mode=compat puts the checkout on sys.path (a .pth line) instead of an import hook that
 # Python consults last: run from the folder that holds a checkout named minieager/, Python would
 # otherwise import that folder as an empty namespace package (tests/test_fresh_machine.py).
+# Every `pip install -e` here says so (check-ptx too), or it would turn the install back into a hook.
+EDITABLE := --config-settings editable_mode=compat
 $(STAMP): pyproject.toml | $(PY)
-	$(PIP) install -q -e '.[dev]' --config-settings editable_mode=compat
+	$(PIP) install -q -e '.[dev]' $(EDITABLE)
 	touch $@
 
 $(TORCH_STAMP): | $(PY)

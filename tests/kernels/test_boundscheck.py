@@ -20,7 +20,8 @@ HERE = Path(__file__).parent
 
 @pytest.mark.slow
 def test_loop_tests_pass_with_numba_boundscheck(request):
-    cache = request.config.cache.mkdir("numba-boundscheck") if request.config.cache else HERE / ".numba-boundscheck"
+    cache = getattr(request.config, "cache", None)      # None under -p no:cacheprovider
+    cache = cache.mkdir("numba-boundscheck") if cache else HERE / ".numba-boundscheck"
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(cache))
     tests = [str(HERE / "test_conv_pool_kernels.py"), str(HERE / "test_cpu_kernels.py"),
              str(HERE.parent / "fuzz" / "test_fuzz_errors.py") + "::test_crash_prone_calls_in_a_subprocess"]
@@ -33,7 +34,8 @@ def test_loop_tests_pass_with_numba_boundscheck(request):
 def test_boundscheck_catches_what_validation_prevents(request):
     """The control: the pooling loop, called directly with the window of size 0 that max_pool2d now
     refuses, reads outside the input, and with bounds checking that is an IndexError."""
-    cache = request.config.cache.mkdir("numba-boundscheck") if request.config.cache else HERE / ".numba-boundscheck"
+    cache = getattr(request.config, "cache", None)      # None under -p no:cacheprovider
+    cache = cache.mkdir("numba-boundscheck") if cache else HERE / ".numba-boundscheck"
     code = ("import numpy as np\n"
             "from minieager.kernels.cpu import loops\n"
             "x = np.ones((1, 4, 4, 1), np.float32)\n"
