@@ -1,7 +1,7 @@
 """Device names and the ``with me.device(...)`` context.
 
 Every tensor lives on one device, named like TensorFlow's short names: ``"/cpu:0"``,
-``"/gpu:0"``. A CPU tensor holds a NumPy array, a GPU tensor a numba CUDA device array
+``"/gpu:0"``, ``"/gpu:1"``. A CPU tensor holds a NumPy array, a GPU tensor a numba CUDA device array
 (``minieager/kernels/cuda``, the optional ``cuda`` extra). ``to_host`` and ``to_device`` are the
 only two ways an array crosses between them; without a GPU, asking for one raises a clear error.
 """
@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from .errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from .errors import InvalidArgumentError, NotFoundError
 
 CPU = "/cpu:0"
 _DEVICE_RE = re.compile(r"^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?(cpu|gpu)(?::(\d+))?$",
@@ -48,10 +48,6 @@ def check_available(name):
         raise NotFoundError(
             f"Cannot use device {name}: {found}. Check with me.num_gpus() or "
             f"me.config.list_physical_devices('GPU'); without a GPU, run on '/cpu:0'.")
-    if index > 0:   # kernels launch in GPU 0's CUDA context; placing data elsewhere would need one per GPU
-        raise UnimplementedError(
-            f"Cannot use device {name}: minieager's CUDA backend runs on one GPU, '/gpu:0', for now "
-            f"({count} were found). Use '/gpu:0', or select the GPU with CUDA_VISIBLE_DEVICES={index}.")
 
 
 def current_device():
@@ -60,7 +56,7 @@ def current_device():
 
 @contextlib.contextmanager
 def device(name):
-    """Place the tensors created inside this block on ``name`` (``"/cpu:0"``, ``"/gpu:0"``)."""
+    """Place the tensors created inside this block on ``name`` (``"/cpu:0"``, ``"/gpu:0"``, ``"/gpu:1"``)."""
     name = canonical_device(name)
     check_available(name)
     _device_stack.append(name)
@@ -83,14 +79,23 @@ def to_host(array):
     return copy_to_host(array)
 
 
+def gpu_index(name):
+    """``"/gpu:1"`` -> 1: which GPU a canonical GPU device name means."""
+    return int(name.rsplit(":", 1)[1])
+
+
 def to_device(array, name):
     """``array`` on the canonical device ``name``: a NumPy array for "/cpu:0", else a device array.
 
-    An array already on the device is returned as it is (tensors' arrays are never written to).
+    An array already on the device is returned as it is (tensors' arrays are never written to);
+    one on another GPU is copied through the host.
     """
     if name == CPU:
         return to_host(array)
-    if not is_host_array(array):
+    from ..kernels.cuda import memory
+    index = gpu_index(name)
+    if is_host_array(array):
+        return memory.copy_to_device(array, index)
+    if memory.gpu_index(array) == index:
         return array
-    from ..kernels.cuda.memory import copy_to_device
-    return copy_to_device(array)
+    return memory.copy_to_device(memory.copy_to_host(array), index)

@@ -12,7 +12,6 @@ import numpy as np
 from ..kernels.registry import get_kernel
 from . import recording
 from .recording import observers, tracers   # lists that are only ever mutated, so these names stay valid
-from .device import device_type
 from .errors import InvalidArgumentError
 from .tensor import wrap
 
@@ -118,7 +117,7 @@ class Op:
 
     def _load_kernel(self, device):
         """The kernel for ``device`` from the registry, kept so later calls need one dict lookup."""
-        kernel = self._kernels[device] = get_kernel(self.name, device_type(device))
+        kernel = self._kernels[device] = get_kernel(self.name, device)
         return kernel
 
     def _check_devices(self, inputs, device):

@@ -18,11 +18,13 @@ def register_kernel(op_name, device_type="cpu"):
     return decorator
 
 
-def get_kernel(op_name, device_type):
-    if device_type == "gpu":
+def get_kernel(op_name, device):
+    """The kernel of ``op_name`` for ``device``: a device name ("/cpu:0", "/gpu:1") or type ("cpu", "gpu"
+    meaning GPU 0). A GPU's kernel runs in that GPU's CUDA context."""
+    if device.startswith(("gpu", "/gpu")):
         from .cuda import gpu_kernel   # imports numba.cuda and registers the CUDA kernels, once
-        return gpu_kernel(op_name)
-    return _lookup(op_name, device_type)
+        return gpu_kernel(op_name, int(device.rsplit(":", 1)[1]) if ":" in device else 0)
+    return _lookup(op_name, "cpu" if device.startswith("/cpu") else device)
 
 
 def _lookup(op_name, device_type):

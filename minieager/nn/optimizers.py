@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
-from ..engine.device import device, device_type, to_device
+from ..engine.device import device, to_device
 from ..engine.errors import InvalidArgumentError
 from ..engine.recording import tracers
 from ..kernels.registry import get_kernel
@@ -160,7 +160,7 @@ class Optimizer:
     @staticmethod
     def _apply(rule, var, grad, *slots_and_scalars):
         """Run the update kernel ``rule`` ("apply_adam" ...) on ``var``'s device; returns its new arrays."""
-        return get_kernel(rule, device_type(var._device))(var._value, grad, *slots_and_scalars)
+        return get_kernel(rule, var._device)(var._value, grad, *slots_and_scalars)
 
     def minimize(self, loss, var_list=None, global_step=None, name=None):
         """Compute ``loss()`` under a tape and apply its gradients; returns the loss value.

@@ -51,7 +51,7 @@ def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):
     so a seeded program draws the same numbers on every run (not the CPU's numbers: another generator)."""
     from ..kernels.registry import get_kernel
     seed = int(rng.integers(0, 2**63 - 1))
-    return wrap(get_kernel(kernel_name, "gpu")(shape, seed, a, b, dtype.np_dtype), device)
+    return wrap(get_kernel(kernel_name, device)(shape, seed, a, b, dtype.np_dtype), device)
 
 
 def _on_gpu_now():

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..engine import recording
-from ..engine.device import to_device, to_host
+from ..engine.device import to_device
 from ..engine.errors import InvalidArgumentError
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
@@ -46,7 +46,7 @@ def copy_to_device(x, device):
         raise InvalidArgumentError(
             f"Cannot copy a tensor to {device} inside me.function: graphs run on one device. Place the "
             f"function's arguments and variables on {device} before calling it.")
-    out = wrap(to_device(to_host(x._value), device), device)
+    out = wrap(to_device(x._value, device), device)
     if recording.observers:
         recording.record(_copy, (x,), (out,), NO_ATTRS)
     return out

@@ -264,12 +264,12 @@ class FusedOp(Op):
         if device_type(device) == "cpu":
             kernel = self.kernel
         else:   # no code generator for this device: the members' own kernels, one after another
-            kernel = self._unfused(device_type(device))
+            kernel = self._unfused(device)
         self._kernels[device] = kernel
         return kernel
 
-    def _unfused(self, kind):
-        kernels = [get_kernel(member.op.name, kind) for member in self.members]
+    def _unfused(self, device):
+        kernels = [get_kernel(member.op.name, device) for member in self.members]
 
         def run(*arrays):
             values = list(arrays)

@@ -17,13 +17,25 @@ Every kernel is tested against the CPU kernels under numba's CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``, ``tests/gpu``), and compiled to PTX for a real GPU by
 ``make check-ptx``. docs/architecture.md has the table of which op runs how.
 """
+import functools
+
 from .. import registry
 
 _registered = False
+_on_gpus = {}   # (op name, GPU number) -> its kernel, run in that GPU's context
 
 
-def gpu_kernel(op_name):
-    """The "gpu" kernel of ``op_name``: its CUDA kernel, or its CPU kernel behind a host round trip."""
+def gpu_kernel(op_name, index=0):
+    """The kernel of ``op_name`` on GPU ``index``: its CUDA kernel, or its CPU kernel behind a host
+    round trip, run with that GPU's CUDA context current (``memory.on_gpu``), so that the arrays
+    it makes and the kernels it launches are on that GPU."""
+    kernel = _on_gpus.get((op_name, index))
+    if kernel is None:
+        kernel = _on_gpus[(op_name, index)] = _in_context(_gpu_kernel(op_name), index)
+    return kernel
+
+
+def _gpu_kernel(op_name):
     global _registered
     if not _registered:
         from . import elementwise, matmul, nn, optimizers, random, reduce  # noqa: F401  (each registers its kernels)
@@ -34,3 +46,13 @@ def gpu_kernel(op_name):
         from .host import round_trip
         kernel = registry._KERNELS[(op_name, "gpu")] = round_trip(registry._lookup(op_name, "cpu"))
         return kernel
+
+
+def _in_context(kernel, index):
+    from .memory import on_gpu
+
+    @functools.wraps(kernel)
+    def run(*args, **attrs):
+        with on_gpu(index):
+            return kernel(*args, **attrs)
+    return run

@@ -3,6 +3,11 @@
 Every GPU tensor holds a C-contiguous numba device array (``cuda.to_device`` of a contiguous NumPy
 array, or a kernel's fresh output), so a kernel may read any input as one flat run of numbers.
 No managed (unified) memory: a copy between host and device is always an explicit call here.
+
+Several GPUs: CUDA allocates memory and launches kernels in the *current context*, one per GPU.
+``on_gpu(i)`` makes GPU ``i``'s context current for a block (numba's ``cuda.gpus[i]``); every copy
+here and every kernel of a "/gpu:i" tensor (``kernels/cuda/__init__.py``) runs inside it, so an
+array is made, used and read on the GPU that holds it.
 """
 import math
 
@@ -37,12 +42,30 @@ if config.ENABLE_CUDASIM:   # tests/gpu run under the simulator, in a process of
     FakeCUDAArray.shape = property(lambda self: self._ary.shape)
 
 
-def copy_to_device(array):
-    return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
+def on_gpu(index):
+    """``with on_gpu(i):`` makes GPU ``i``'s CUDA context the current one for the block."""
+    return cuda.gpus[index]
+
+
+def gpu_index(array):
+    """The number of the GPU that holds the device ``array``: the device of the context it was
+    allocated in (the simulator's arrays have none: it simulates one GPU)."""
+    context = getattr(getattr(array, "gpu_data", None), "context", None)
+    return 0 if context is None else context.device.id
+
+
+def copy_to_device(array, index=None):
+    """A new device array holding the host ``array``: on GPU ``index``, or, inside a kernel (index
+    None), on the GPU whose context is current."""
+    if index is None:
+        return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
+    with on_gpu(index):
+        return cuda.to_device(np.asarray(array, order="C"))
 
 
 def copy_to_host(array):
-    return array.copy_to_host()
+    with on_gpu(gpu_index(array)):
+        return array.copy_to_host()
 
 
 def empty(shape, dtype):
