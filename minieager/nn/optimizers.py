@@ -25,6 +25,7 @@ from ..kernels.registry import get_kernel
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
+_update_kernels = {}   # (rule, device) -> kernel: one dict lookup per variable and step
 
 
 def get_or_create_global_step():
@@ -149,7 +150,8 @@ class Optimizer:
         pairs = self._checked_pairs(grads_and_vars, stacklevel=3)
         step = int(self.iterations) + 1
         for grad, var in pairs:
-            self._update(var, to_device(grad._value, var._device), self._slots_for(var), step)
+            g = grad._value if grad._device == var._device else to_device(grad._value, var._device)
+            self._update(var, g, self._slots_for(var), step)
             if getattr(var, "constraint", None) is not None:     # as Keras: project after the update
                 var.assign(var.constraint(var._snapshot()))
         _store(self.iterations, np.array(step, np.int64))
@@ -160,7 +162,10 @@ class Optimizer:
     @staticmethod
     def _apply(rule, var, grad, *slots_and_scalars):
         """Run the update kernel ``rule`` ("apply_adam" ...) on ``var``'s device; returns its new arrays."""
-        return get_kernel(rule, var._device)(var._value, grad, *slots_and_scalars)
+        kernel = _update_kernels.get((rule, var._device))
+        if kernel is None:
+            kernel = _update_kernels[(rule, var._device)] = get_kernel(rule, var._device)
+        return kernel(var._value, grad, *slots_and_scalars)
 
     def minimize(self, loss, var_list=None, global_step=None, name=None):
         """Compute ``loss()`` under a tape and apply its gradients; returns the loss value.
