@@ -28,10 +28,15 @@ _on_gpus = {}   # (op name, GPU number) -> its kernel, run in that GPU's context
 def gpu_kernel(op_name, index=0):
     """The kernel of ``op_name`` on GPU ``index``: its CUDA kernel, or its CPU kernel behind a host
     round trip, run with that GPU's CUDA context current (``memory.on_gpu``), so that the arrays
-    it makes and the kernels it launches are on that GPU."""
+    it makes and the kernels it launches are on that GPU.
+
+    GPU 0's context is the one numba makes current when none is, and minieager makes another one
+    current only inside these wrappers, so GPU 0's kernels run as they are: a context switch per
+    op would cost a few microseconds for nothing."""
     kernel = _on_gpus.get((op_name, index))
     if kernel is None:
-        kernel = _on_gpus[(op_name, index)] = _in_context(_gpu_kernel(op_name), index)
+        kernel = _gpu_kernel(op_name)
+        _on_gpus[(op_name, index)] = kernel = kernel if index == 0 else _in_context(kernel, index)
     return kernel
 
 

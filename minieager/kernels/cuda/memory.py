@@ -7,7 +7,8 @@ No managed (unified) memory: a copy between host and device is always an explici
 Several GPUs: CUDA allocates memory and launches kernels in the *current context*, one per GPU.
 ``on_gpu(i)`` makes GPU ``i``'s context current for a block (numba's ``cuda.gpus[i]``); every copy
 here and every kernel of a "/gpu:i" tensor (``kernels/cuda/__init__.py``) runs inside it, so an
-array is made, used and read on the GPU that holds it.
+array is made, used and read on the GPU that holds it. GPU 0's context is numba's default, current
+whenever no other block is, so GPU 0 needs no block.
 """
 import math
 
@@ -56,15 +57,18 @@ def gpu_index(array):
 
 def copy_to_device(array, index=None):
     """A new device array holding the host ``array``: on GPU ``index``, or, inside a kernel (index
-    None), on the GPU whose context is current."""
-    if index is None:
+    None), on the GPU whose context is current (GPU 0's unless a kernel of another runs)."""
+    if not index:
         return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
     with on_gpu(index):
         return cuda.to_device(np.asarray(array, order="C"))
 
 
 def copy_to_host(array):
-    with on_gpu(gpu_index(array)):
+    index = gpu_index(array)
+    if index == 0:
+        return array.copy_to_host()
+    with on_gpu(index):
         return array.copy_to_host()
 
 
