@@ -57,6 +57,7 @@ UNARY = {
     "relu": (me.nn.relu, away_from_zero),
     "softplus": (me.nn.softplus, normal),
     "leaky_relu": (lambda x: me.nn.leaky_relu(x, alpha=0.1), away_from_zero),
+    "erf": (me.math.erf, normal),
     "identity": (me.identity, normal),
     "neg_operator": (lambda x: -x, normal),
     "abs_operator": (lambda x: abs(x), away_from_zero),
@@ -84,6 +85,9 @@ BINARY = {
     "rsub_operator": (lambda a, b: 2.0 - a * b, normal, normal),
     "truediv_operator": (lambda a, b: a / b, normal, away_from_zero),
     "pow_operator": (lambda a, b: a ** b, positive, normal),
+    # Away from their masked points (y == 0, x == 0), where test_ops_math_tf checks TF's zeros.
+    "divide_no_nan": (me.math.divide_no_nan, normal, away_from_zero),
+    "xlogy": (me.math.xlogy, away_from_zero, positive),
 }
 BROADCASTS = {
     "same": ((3, 4), (3, 4)),
@@ -167,6 +171,9 @@ REDUCTIONS = {
     "reduce_min": (me.reduce_min, distinct),
     "reduce_prod": (me.reduce_prod, away_from_zero),
     "reduce_logsumexp": (me.reduce_logsumexp, normal),
+    "reduce_variance": (me.math.reduce_variance, normal),
+    "reduce_std": (me.math.reduce_std, normal),
+    "reduce_euclidean_norm": (me.math.reduce_euclidean_norm, normal),
 }
 
 
@@ -199,6 +206,10 @@ def test_cumsum(axis, exclusive, reverse):
 def test_norm(ord_, axis):
     sample = distinct if ord_ == np.inf else away_from_zero
     check(lambda x: me.norm(x, ord=ord_, axis=axis), sample(3, 4))
+
+
+def test_add_n():
+    check(lambda a, b, c: me.add_n([a, b * c, a]), normal(3, 4), normal(3, 4), normal(3, 4))
 
 
 # ---- linear algebra -----------------------------------------------------------------------------

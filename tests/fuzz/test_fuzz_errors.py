@@ -73,6 +73,10 @@ CALLS = {   # op name in the message -> (call with one argument a, strategy for 
     "leaky_relu": (lambda a: me.nn.leaky_relu(X, a), scalars),
     "dropout": (lambda a: me.nn.dropout(X, a), scalars.filter(lambda v: not isinstance(v, str))),
     "split num": (lambda a: me.split(X, a, axis=0), small_ints),
+    "count_nonzero": (lambda a: me.math.count_nonzero(X, axis=a), junk),
+    "reduce_variance": (lambda a: me.math.reduce_variance(X, axis=a), junk),
+    "reduce_euclidean_norm": (lambda a: me.math.reduce_euclidean_norm(INTS, axis=a), junk),
+    "add_n": (lambda a: me.add_n(a), junk),
 }
 
 
