@@ -5,6 +5,7 @@ from .ops.elementwise import (  # noqa: F401
     logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, round, rsqrt, sigmoid, sign,
     sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv, xlogy)
 from .ops.linalg import norm  # noqa: F401
+from .ops.normalization import l2_normalize  # noqa: F401
 from .ops.reductions import (  # noqa: F401
     argmax, argmin, count_nonzero, cumsum, reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp,
     reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance)

@@ -1,8 +1,10 @@
-"""TF's math ops added for parity (floor, erf, divide_no_nan, reduce_variance ...):
+"""TF's math and nn ops added for parity (floor, erf, divide_no_nan, reduce_variance, gelu, moments ...):
 values against NumPy and TF's documented examples in float32 and float64, TF's edge cases, gradients
 where a naive formula would give nan, and errors that name the op. Each test names the TF behaviour.
 Finite-difference checks of the gradients are in tests/autodiff/test_gradcheck_ops.py; the elementwise
 ops are compared with NumPy on every kernel path in tests/fuzz."""
+import math
+
 import numpy as np
 import pytest
 import scipy.special
@@ -13,6 +15,7 @@ from minieager.engine.errors import DTypeError, InvalidArgumentError
 
 FLOATS = [np.float32, np.float64]
 RNG = np.random.default_rng(2024)
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 def gradients(f, *xs):
@@ -279,3 +282,268 @@ def test_reduce_euclidean_norm_as_in_tf():
     # float16 is computed in float32: 300^2 would overflow float16 (max 65504), the norm does not.
     half = me.math.reduce_euclidean_norm(me.constant([300.0, 400.0], me.float16))
     assert half.dtype == me.float16 and half.numpy() == 500.0
+
+
+# ---- activations -----------------------------------------------------------------------------------------
+GRID = np.array([-1000.0, -20.0, -3.0, -1.0, -1e-3, 0.0, 1e-3, 1.0, 3.0, 6.0, 7.5, 20.0, 1000.0])
+
+
+def _gelu(x):
+    return 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2)))
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+ACTIVATIONS = {   # name: (function, NumPy reference in float64)
+    "relu6": (me.nn.relu6, lambda x: np.minimum(np.maximum(x, 0), 6)),
+    "elu": (me.nn.elu, lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))),
+    "selu": (me.nn.selu, lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(np.minimum(x, 0)))),
+    "gelu": (me.nn.gelu, _gelu),
+    "gelu_approximate": (lambda x: me.nn.gelu(x, approximate=True), _gelu_tanh),
+    "silu": (me.nn.silu, lambda x: x * scipy.special.expit(x)),
+    "swish_beta": (lambda x: me.nn.swish(x, beta=2.0), lambda x: x * scipy.special.expit(2 * x)),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activations_match_their_formulas(name, dtype):
+    fn, reference = ACTIVATIONS[name]
+    x = GRID.astype(dtype)
+    got = fn(x)
+    assert got.dtype == me.as_dtype(dtype)
+    with np.errstate(over="ignore"):
+        want = reference(GRID)
+    # atol: gelu's 1 + erf(x / sqrt(2)) and 1 + tanh(...) cancel for negative x (TF's formulas do too)
+    np.testing.assert_allclose(got.numpy(), want, rtol=8 * np.finfo(dtype).eps, atol=4 * np.finfo(dtype).eps)
+    assert np.isnan(fn(np.array([np.nan], dtype)).numpy()).all()
+
+
+def test_activations_of_tfs_docstrings():
+    x = me.constant([-3.0, -1.0, 0.0, 1.0, 3.0])
+    # atol: at -3, TF's float32 values (and ours) lose digits to the cancellation in 1 + erf(x / sqrt(2))
+    # and 1 + tanh(...); the exact values are -0.0040496941 and -0.0036373921.
+    np.testing.assert_allclose(me.nn.gelu(x).numpy(), [-0.00404951, -0.15865529, 0.0, 0.8413447, 2.9959507],
+                               rtol=1e-6, atol=2e-7)
+    np.testing.assert_allclose(me.nn.gelu(x, approximate=True).numpy(),
+                               [-0.00363752, -0.15880796, 0.0, 0.841192, 2.9963627], rtol=1e-6, atol=2e-7)
+    np.testing.assert_array_equal(me.nn.relu6(me.constant([-3.0, -1.0, 0.0, 6.0, 10.0])).numpy(), [0, 0, 0, 6, 6])
+    np.testing.assert_allclose(me.nn.elu(me.constant([1.0, 0.0, -1000.0])).numpy(), [1.0, 0.0, -1.0])
+    assert me.nn.swish is me.nn.silu
+
+
+def test_activation_gradients_at_kinks_and_in_the_tails_are_finite_as_in_tf():
+    x = np.array([-1000.0, -1.0, 0.0, 3.0, 6.0, 7.0, 1000.0])
+    (relu6,) = gradients(me.nn.relu6, x)
+    np.testing.assert_array_equal(relu6, [0, 0, 0, 1, 0, 0, 0])              # TF's Relu6Grad: 0 < x < 6
+    (elu,) = gradients(me.nn.elu, x)
+    np.testing.assert_allclose(elu, [0.0, np.exp(-1.0), 1.0, 1, 1, 1, 1])     # TF's EluGrad: 1 at 0 (y + 1)
+    (selu,) = gradients(me.nn.selu, x)
+    np.testing.assert_allclose(selu, SELU_SCALE * np.array([0.0, SELU_ALPHA * np.exp(-1.0), SELU_ALPHA, 1, 1, 1, 1]))
+    for fn in (me.nn.gelu, lambda t: me.nn.gelu(t, approximate=True), me.nn.silu):
+        (dx,) = gradients(fn, x)
+        np.testing.assert_allclose(dx[[0, -1]], [0.0, 1.0])
+        np.testing.assert_allclose(dx[2], 0.5)                                # d/dx x * F(x) at 0 is F(0)
+
+
+def test_silu_beta_may_be_a_learned_scalar():
+    # TF: tf.nn.silu(features, beta=1.0), beta a number or a scalar tensor; d/d(beta) = sum(x^2 s (1 - s)).
+    x = np.array([-1.0, 0.5, 2.0])
+    beta = me.Variable(1.5, dtype=me.float64)
+    with me.GradientTape() as tape:
+        y = me.reduce_sum(me.nn.silu(me.constant(x), beta))
+    s = scipy.special.expit(1.5 * x)
+    np.testing.assert_allclose(y.numpy(), np.sum(x * s), rtol=1e-14)
+    np.testing.assert_allclose(tape.gradient(y, beta).numpy(), np.sum(x * x * s * (1 - s)), rtol=1e-14)
+    with pytest.raises(InvalidArgumentError, match=r"^silu: beta must be a scalar, got a tensor of shape \(2,\)"):
+        me.nn.silu(me.ones(2), me.ones(2))
+    with pytest.raises(InvalidArgumentError, match="^silu: beta must be a number, got 'big'"):
+        me.nn.silu(me.ones(2), "big")
+    with pytest.raises(InvalidArgumentError, match="^silu: the value 1e[+]39 .* does not fit in float32"):
+        me.nn.silu(me.ones(2), 1e39)
+
+
+@pytest.mark.parametrize("name", ["relu6", "elu", "selu", "gelu", "silu", "swish"])
+def test_activations_need_floats_and_have_keras_names(name):
+    with pytest.raises(DTypeError, match=rf"^{'silu' if name == 'swish' else name} needs a floating-point tensor"):
+        getattr(me.nn, name)(me.constant([1, 2]))
+    # Keras: Dense(..., activation="gelu") and Activation("swish") find them by name.
+    assert me.layers.Dense(2, activation=name).activation is getattr(me.nn, name)
+    x = me.constant(GRID, me.float32)
+    np.testing.assert_array_equal(me.layers.Activation(name)(x).numpy(), getattr(me.nn, name)(x).numpy())
+
+
+# ---- sigmoid_cross_entropy_with_logits and l2_loss -------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sigmoid_cross_entropy_with_logits_is_tfs_stable_formula(dtype):
+    logits = np.array([[-1000.0, -3.0, 0.0], [0.5, 4.0, 1000.0]])
+    labels = np.array([[0.0, 1.0, 0.3], [1.0, 0.0, 1.0]])
+    got = me.nn.sigmoid_cross_entropy_with_logits(labels=labels.astype(dtype), logits=logits.astype(dtype))
+    assert got.dtype == me.as_dtype(dtype) and got.shape == (2, 3)
+    stable = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+    np.testing.assert_allclose(got.numpy(), stable, rtol=4 * np.finfo(dtype).eps)
+    # For moderate logits the naive -z log(p) - (1 - z) log(1 - p) is the same number; at +-1000 it is nan.
+    moderate = np.abs(logits) < 10
+    p = scipy.special.expit(logits[moderate])
+    naive = -labels[moderate] * np.log(p) - (1 - labels[moderate]) * np.log(1 - p)
+    np.testing.assert_allclose(got.numpy()[moderate], naive, rtol=1e-6 if dtype == np.float32 else 1e-14)
+    assert np.isfinite(got.numpy()).all()
+
+
+def test_sigmoid_cross_entropy_gradients_are_sigmoid_minus_labels_even_at_zero():
+    # TF writes max(x, 0) and -|x| with where(x >= 0): the gradient at x == 0 is sigmoid(0) - z = 0.5 - z
+    # (relu(x) and abs(x), whose gradients are 0 at 0, would give -z there).
+    logits = np.array([-1000.0, -2.0, 0.0, 0.0, 3.0, 1000.0])
+    labels = np.array([1.0, 0.2, 0.0, 1.0, 0.5, 0.0])
+    dlabels, dlogits = gradients(lambda z, x: me.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+                                 labels, logits)
+    np.testing.assert_allclose(dlogits, scipy.special.expit(logits) - labels, rtol=1e-12, atol=1e-300)
+    np.testing.assert_array_equal(dlabels, -logits)
+
+
+def test_sigmoid_cross_entropy_errors():
+    name = "sigmoid_cross_entropy_with_logits"
+    with pytest.raises(InvalidArgumentError, match=rf"^{name}: logits and labels must have the same shape, got "
+                                                   r"logits \(2, 3\) and labels \(3,\)"):
+        me.nn.sigmoid_cross_entropy_with_logits(labels=me.ones(3), logits=me.ones((2, 3)))
+    with pytest.raises(InvalidArgumentError, match=rf"^{name}: both labels and logits must be given"):
+        me.nn.sigmoid_cross_entropy_with_logits(logits=me.ones(3))
+    with pytest.raises(DTypeError, match=rf"^{name} needs a floating-point tensor, got int32"):
+        me.nn.sigmoid_cross_entropy_with_logits(labels=[0, 1], logits=me.constant([1, 2]))
+    with pytest.raises(InvalidArgumentError, match=rf"^{name}: the first argument is a float32 tensor but the second is int32"):
+        me.nn.sigmoid_cross_entropy_with_logits(labels=me.constant([0, 1]), logits=me.ones(2))
+    # TF 2's signature is (labels=None, logits=None, name=None): positional arguments work too.
+    positional = me.nn.sigmoid_cross_entropy_with_logits(me.ones(1, me.float64), me.zeros(1, me.float64))
+    np.testing.assert_array_equal(positional.numpy(), [np.log(2.0)])
+
+
+def test_l2_loss_is_half_the_sum_of_squares():
+    # TF's docstring: output = sum(t ** 2) / 2.
+    loss = me.nn.l2_loss(me.constant([[1.0, 2.0], [3.0, -4.0]]))
+    assert loss.shape == () and loss.numpy() == 15.0
+    (dt,) = gradients(me.nn.l2_loss, np.array([1.0, -2.0]))
+    np.testing.assert_array_equal(dt, [1.0, -2.0])
+    with pytest.raises(DTypeError, match="^l2_loss needs a floating-point tensor"):
+        me.nn.l2_loss(me.constant([1, 2]))
+
+
+# ---- l2_normalize, moments, batch_normalization -----------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, [0, 1]], ids=str)
+def test_l2_normalize_matches_its_formula(dtype, axis):
+    x = RNG.standard_normal((3, 4)).astype(dtype)
+    np_axis = tuple(axis) if isinstance(axis, list) else axis
+    want = x / np.sqrt(np.maximum(np.sum(x.astype(np.float64) ** 2, axis=np_axis, keepdims=True), 1e-12))
+    got = me.nn.l2_normalize(x, axis=axis)
+    assert got.dtype == me.as_dtype(dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=8 * np.finfo(dtype).eps)
+    assert me.math.l2_normalize is me.nn.l2_normalize is me.linalg.l2_normalize
+
+
+def test_l2_normalize_of_zeros_is_zero_with_a_finite_gradient():
+    # TF: x / sqrt(max(sum(x^2), epsilon)), so a zero vector stays 0 and its gradient is 1 / sqrt(epsilon).
+    np.testing.assert_array_equal(me.nn.l2_normalize(me.zeros((2, 3)), axis=1).numpy(), np.zeros((2, 3)))
+    (dx,) = gradients(lambda t: me.nn.l2_normalize(t, axis=0), np.zeros(3))
+    np.testing.assert_allclose(dx, np.full(3, 1e6))
+    np.testing.assert_allclose(me.nn.l2_normalize(me.constant([3.0, 4.0]), 0, epsilon=100.0).numpy(), [0.3, 0.4])
+
+
+def test_l2_normalize_errors():
+    with pytest.raises(InvalidArgumentError, match=r"^l2_normalize: axis 2 is out of range for a tensor of rank 2 "
+                                                   r"\(valid: -2 to 1\)"):
+        me.nn.l2_normalize(me.ones((2, 3)), axis=2)
+    with pytest.raises(InvalidArgumentError, match="^l2_normalize: epsilon must be a number, got 'small'"):
+        me.nn.l2_normalize(me.ones(3), epsilon="small")
+    with pytest.raises(InvalidArgumentError, match="^l2_normalize: the value 1e[+]300 .* does not fit in float32"):
+        me.nn.l2_normalize(me.ones(3), epsilon=1e300)
+    with pytest.raises(DTypeError, match="^l2_normalize needs a floating-point tensor"):
+        me.nn.l2_normalize(me.constant([3, 4]))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_moments_are_mean_and_population_variance(dtype):
+    x = (RNG.standard_normal((4, 3, 3, 2)) * 2 + 5).astype(dtype)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    mean, variance = me.nn.moments(x, axes=[0, 1, 2])         # per channel, as batch normalization uses them
+    assert mean.shape == variance.shape == (2,) and mean.dtype == variance.dtype == me.as_dtype(dtype)
+    np.testing.assert_allclose(mean.numpy(), x.astype(np.float64).mean(axis=(0, 1, 2)), rtol=rtol)
+    np.testing.assert_allclose(variance.numpy(), x.astype(np.float64).var(axis=(0, 1, 2)), rtol=rtol)
+    mean, variance = me.nn.moments(me.constant(x), axes=[1], keepdims=True)
+    assert mean.shape == variance.shape == (4, 1, 3, 2)
+    np.testing.assert_allclose(variance.numpy(), x.astype(np.float64).var(axis=1, keepdims=True), rtol=rtol)
+
+
+def test_moments_gradient_of_the_variance_is_the_full_one():
+    # TF stops the gradient at the mean inside the variance: the full gradient, 2 (x - mean) / n, is unchanged.
+    x = np.array([1.0, 2.0, 4.0, 9.0])
+    (dx,) = gradients(lambda t: me.nn.moments(t, axes=[0])[1], x)
+    np.testing.assert_allclose(dx, 2 * (x - x.mean()) / x.size, rtol=1e-14)
+
+
+def test_moments_of_float16_are_computed_in_float32():
+    # TF casts float16 to float32 for both statistics; here 3000^2 would overflow float16's squares.
+    x = me.constant([3000.0, -3000.0, 3000.0, -3000.0], me.float16)
+    mean, variance = me.nn.moments(x, axes=[0])
+    assert mean.dtype == variance.dtype == me.float16
+    assert mean.numpy() == 0.0 and variance.numpy() == np.inf   # 9e6 does not fit float16: rounded once, to inf
+    mean, variance = me.nn.moments(me.constant([200.0, 400.0], me.float16), axes=[0])
+    assert (mean.numpy(), variance.numpy()) == (300.0, 10000.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_moments_match_numpy_for_any_shape_and_axes(data):
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    axes = data.draw(st.lists(st.integers(0, len(shape) - 1), unique=True, min_size=1))
+    x = np.asarray(data.draw(st.lists(st.floats(-1e3, 1e3), min_size=math.prod(shape), max_size=math.prod(shape))))
+    x = x.reshape(shape)
+    keepdims = data.draw(st.booleans())
+    mean, variance = me.nn.moments(x, axes, keepdims=keepdims)
+    np.testing.assert_allclose(mean.numpy(), x.mean(axis=tuple(axes), keepdims=keepdims), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(variance.numpy(), x.var(axis=tuple(axes), keepdims=keepdims), rtol=1e-9, atol=1e-6)
+
+
+def test_moments_errors():
+    with pytest.raises(InvalidArgumentError, match=r"^moments: axis 3 is out of range for a tensor of rank 2"):
+        me.nn.moments(me.ones((2, 3)), axes=[0, 3])
+    with pytest.raises(DTypeError, match="^moments needs a floating-point tensor"):
+        me.nn.moments(me.constant([1, 2]), axes=[0])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_batch_normalization_matches_its_formula(dtype):
+    x = RNG.standard_normal((5, 3)).astype(dtype)
+    mean, variance = RNG.standard_normal(3).astype(dtype), RNG.uniform(0.5, 2, 3).astype(dtype)
+    offset, scale = RNG.standard_normal(3).astype(dtype), RNG.standard_normal(3).astype(dtype)
+    wide = [a.astype(np.float64) for a in (x, mean, variance, offset, scale)]
+    want = (wide[0] - wide[1]) / np.sqrt(wide[2] + 1e-3) * wide[4] + wide[3]
+    got = me.nn.batch_normalization(x, mean, variance, offset, scale, 1e-3)
+    assert got.dtype == me.as_dtype(dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+    # offset None is 0 and scale None is 1, as in TF.
+    bare = (wide[0] - wide[1]) / np.sqrt(wide[2] + 1e-3)
+    got = me.nn.batch_normalization(x, mean, variance, None, None, 1e-3)
+    np.testing.assert_allclose(got.numpy(), bare, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+def test_batch_normalization_with_moments_standardizes():
+    x = me.constant(RNG.standard_normal((64, 4)) * 3 + 2)
+    mean, variance = me.nn.moments(x, axes=[0])
+    y = me.nn.batch_normalization(x, mean, variance, offset=None, scale=None, variance_epsilon=0.0)
+    np.testing.assert_allclose(y.numpy().mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(y.numpy().std(axis=0), 1, rtol=1e-12)
+
+
+def test_batch_normalization_errors():
+    x = me.ones((2, 3))
+    with pytest.raises(InvalidArgumentError, match=r"^batch_normalization: shapes \(2, 3\) and \(2,\) and \(3,\) "
+                                                   "are incompatible"):
+        me.nn.batch_normalization(x, me.zeros(2), me.ones(3), None, None, 1e-3)
+    with pytest.raises(InvalidArgumentError, match="^batch_normalization: variance_epsilon must be a number, got None"):
+        me.nn.batch_normalization(x, 0.0, 1.0, None, None, None)
+    with pytest.raises(InvalidArgumentError, match="^batch_normalization: the first argument is a float32 tensor"):
+        me.nn.batch_normalization(x, me.zeros(3, me.float64), 1.0, None, None, 1e-3)
+    with pytest.raises(DTypeError, match="^batch_normalization needs a floating-point tensor"):
+        me.nn.batch_normalization(me.constant([1, 2]), 0, 1, None, None, 1e-3)
