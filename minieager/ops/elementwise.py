@@ -301,6 +301,7 @@ def round(x, name=None):  # noqa: A001 (TF's name)
     x = convert_to_tensor(x)
     return x if x.dtype.is_integer else _round(x)
 
+
 # ---- activations' gradients, each one op ----------------------------------------------------
 # The backward pass of relu, tanh and sigmoid as one fused op each (TensorFlow has ReluGrad,
 # TanhGrad and SigmoidGrad for the same reason): one pass over the activations instead of three

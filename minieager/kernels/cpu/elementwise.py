@@ -135,6 +135,7 @@ for _table, _arity, _out_dtype in [(_UNARY, 1, None), (_BINARY, 2, None),
     for _name, _numpy_fn in _table:
         register_kernel(_name, "cpu")(_runner(_name, _arity, _LOOP_NAMES.get(_name, _name), _numpy_fn, _out_dtype))
 
+
 # Rounding is exact in every dtype (float16 too) and one NumPy pass that only moves memory: a loop
 # would gain nothing. round is np.rint: half to even (0.5 -> 0, 2.5 -> 2), as TF's Round.
 def _rounding(ufunc):
