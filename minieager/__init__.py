@@ -20,12 +20,13 @@ from .engine.tensor import Tensor, TensorShape  # noqa: E402,F401
 from .ops import random  # noqa: E402,F401
 from .ops.clip import clip_by_global_norm, clip_by_norm, global_norm  # noqa: E402,F401
 from .ops.creation import (  # noqa: E402,F401
-    constant, convert_to_tensor, eye, fill, linspace, ones, ones_like, range, zeros, zeros_like)
+    constant, convert_to_tensor, eye, fill, is_tensor, linspace, ones, ones_like, range, zeros, zeros_like)
 from .ops.elementwise import (  # noqa: E402,F401
-    abs, add, cast, clip_by_value, cos, divide, equal, exp, expm1, floordiv, floormod, greater, greater_equal,
-    is_finite, is_nan, isfinite, isnan, leaky_relu, less, less_equal, log, log1p, logical_and, logical_not,
-    logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, relu, rsqrt,
-    sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv, where)
+    abs, add, add_n, cast, clip_by_value, cos, divide, equal, exp, expm1, floor, floordiv, floormod, greater,
+    greater_equal, is_finite, is_nan, isfinite, isnan, leaky_relu, less, less_equal, log, log1p, logical_and,
+    logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal,
+    relu, round, rsqrt, sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh, truediv,
+    where)
 from .ops.indexing import boolean_mask, gather, newaxis, one_hot  # noqa: E402,F401
 from .ops.indexing import IndexedSlices, gather_nd, scatter_nd  # noqa: E402,F401
 from .ops.sorting import argsort, sort, unique  # noqa: E402,F401

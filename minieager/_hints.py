@@ -48,17 +48,9 @@ HINTS = {
     },
     "minieager.nn": {
         "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "rnn_cell": _RNN, "dynamic_rnn": _RNN,
-        "sigmoid_cross_entropy_with_logits": (
-            "Use me.losses.BinaryCrossentropy(from_logits=True), or write the stable form: "
-            "me.nn.relu(x) - x * z + me.math.log1p(me.exp(-me.abs(x))) for logits x and labels z."),
-        "moments": "Use me.reduce_mean(x, axis, keepdims=True) and me.reduce_mean(me.square(x - mean), axis).",
-        "batch_normalization": "Use me.layers.BatchNormalization, or write (x - mean) * me.rsqrt(variance + eps).",
         "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
         "conv1d": "Only conv2d: reshape a sequence to (batch, 1, length, channels) and use a (1, k) filter.",
         "conv3d": "Only conv2d exists.",
-        "gelu": "Write it: 0.5 * x * (1 + me.tanh(0.7978845608 * (x + 0.044715 * x ** 3))).",
-        "elu": "Write it: me.where(x > 0, x, me.exp(x) - 1.0).",
-        "swish": "Write it: x * me.sigmoid(x).", "silu": "Write it: x * me.sigmoid(x).",
     },
     "minieager.nn.layers": {
         "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "Bidirectional": _RNN, "TimeDistributed": _RNN,

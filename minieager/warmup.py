@@ -28,7 +28,7 @@ def _elementwise_unary(dtype):
     x = me.random.uniform([_N], 0.1, 2.0, dtype=dtype, seed=0)
     for fn in (me.negative, me.abs, me.sign, me.square, me.sqrt, me.math.rsqrt, me.math.reciprocal,
                me.exp, me.log, me.log1p, me.expm1, me.sin, me.cos, me.tanh, me.sigmoid, me.nn.softplus,
-               me.nn.relu, me.nn.leaky_relu, me.is_nan, me.is_finite):
+               me.nn.relu, me.nn.leaky_relu, me.is_nan, me.is_finite, me.math.erf):
         fn(x)
     me.logical_not(x > 1.0)
 

@@ -1,4 +1,5 @@
 """Activation functions by name, as layers accept them: ``Dense(10, activation="relu")``."""
+from ..ops import activations as act
 from ..ops import elementwise as ew
 from ..ops.nn import softmax
 from ._lookup import by_name
@@ -9,7 +10,9 @@ def linear(x):
     return x
 
 
-_BY_NAME = {"relu": ew.relu, "sigmoid": ew.sigmoid, "tanh": ew.tanh, "softmax": softmax, "linear": linear}
+_BY_NAME = {"relu": ew.relu, "sigmoid": ew.sigmoid, "tanh": ew.tanh, "softmax": softmax, "linear": linear,
+            "relu6": act.relu6, "elu": act.elu, "selu": act.selu, "gelu": act.gelu, "silu": act.silu,
+            "swish": act.swish}
 
 
 def get(identifier):

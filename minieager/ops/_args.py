@@ -38,6 +38,14 @@ def integer(value, op_name, arg, minimum=None):
     return value
 
 
+def number(value, op_name, arg):
+    """``value`` as a Python float: an int or a float (or a 0-d tensor of one), not a bool."""
+    value = _as_python(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgumentError(f"{op_name}: {arg} must be a number, got {value!r:.80}.")
+    return float(value)
+
+
 def integers(values, op_name, arg, minimum=None):
     """A list of ints (one int is not a list), each checked like ``integer``."""
     values = _as_python(values)

@@ -127,6 +127,11 @@ def convert_to_tensor(value, dtype=None, name=None):
     return constant(value, dtype=dtype)
 
 
+def is_tensor(x):
+    """Whether ``x`` is a tensor (a Variable too), not something an op would convert (a list, an array)."""
+    return isinstance(x, Tensor)
+
+
 def _shape_tuple(shape, op):
     """A shape argument (an int, a list of ints or an int tensor) as a tuple of non-negative ints."""
     return _args.integers([shape] if isinstance(shape, (int, np.integer)) else shape, op, "shape", minimum=0)

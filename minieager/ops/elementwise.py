@@ -5,6 +5,8 @@ other. VJPs are written with minieager ops, so a second tape can differentiate t
 Broadcasting: a VJP may return a gradient of the broadcast output shape; the tape sums it back
 to each input's shape (``autodiff/backprop.unbroadcast``).
 """
+import math
+
 import numpy as np
 
 from ..engine import dtypes, temporaries
@@ -163,6 +165,47 @@ def squared_difference(x, y, name=None):
     return square(subtract(x, y))
 
 
+def _float_pair(op_name, x, y):
+    x, y = operands(op_name, x, y)
+    check_float(op_name, x)
+    check_broadcast(op_name, x, y)
+    return x, y
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, and 0 where y == 0 (even where x is inf or nan), as tf.math.divide_no_nan."""
+    x, y = _float_pair("divide_no_nan", x, y)
+    # Divide 0 by 1 where y == 0 rather than mask x / y afterwards: then no inf or nan is ever
+    # computed, so none can reach the gradients (where's VJP would multiply it by 0: nan).
+    zero = equal(y, 0)
+    return divide(where(zero, zeros_like(x), x), where(zero, ones_like(y), y))
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), and 0 where x == 0 (even where y is 0 or nan), as tf.math.xlogy."""
+    x, y = _float_pair("xlogy", x, y)
+    # log(1) = 0 where x == 0: no -inf or nan is computed there, and both gradients are 0 there, as
+    # TF's (d/dx is log(y) only where x != 0).
+    return multiply(x, log(where(equal(x, 0), ones_like(y), y)))
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of tensors of one shape and dtype (no broadcasting, as in TF)."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise InvalidArgumentError(f"add_n: inputs must be a non-empty list of tensors, got {inputs!r:.80}.")
+    tensors = operands("add_n", *inputs)
+    check_not_bool("add_n", tensors[0])
+    shapes = [tuple(t._value.shape) for t in tensors]
+    if len(set(shapes)) > 1:
+        raise InvalidArgumentError(
+            f"add_n: inputs must all have the same shape (add_n does not broadcast), got shapes "
+            f"{', '.join(map(str, shapes))}. Broadcast them first (me.broadcast_to), or add them with +.")
+    total = tensors[0]
+    for t in tensors[1:]:
+        total = add(total, t)
+    return total
+
+
 # ---- comparisons and logic (no gradients) ------------------------------------------------------
 def _comparison(name):
     return _binary(Op(name, ("a", "b")), arithmetic=False)
@@ -243,6 +286,21 @@ tanh = _unary("tanh", "tanh(x)", "dy * (1 - tanh(x)^2)", lambda dy, x, out: (tan
 sigmoid = _unary("sigmoid", "sigmoid(x)", "dy * s * (1 - s)", lambda dy, x, out: (sigmoid_grad(dy, out),))
 relu = _unary("relu", "relu(x)", "dy * (x > 0)", lambda dy, x, out: (relu_grad(dy, x),))
 softplus = _unary("softplus", "log(1 + exp(x))", "dy * sigmoid(x)", lambda dy, x, out: (multiply(dy, sigmoid(x)),))
+erf = _unary("erf", "erf(x)", "dy * 2/sqrt(pi) * exp(-x^2)",
+             lambda dy, x, out: (multiply(dy, multiply(exp(negative(square(x))), 2 / math.sqrt(math.pi))),))
+
+# Rounding is piecewise constant: TF registers no gradient for it, so a tape gives None (not zeros).
+floor = _unary("floor", "floor(x)", None, None)
+ceil = _unary("ceil", "ceil(x)", None, None)
+_round = _unary("round", "round(x), half to even", None, None)
+
+
+def round(x, name=None):  # noqa: A001 (TF's name)
+    """Round to the nearest integer, half to even (0.5 -> 0, 1.5 -> 2, as np.round and TF).
+    Integer tensors are returned as they are, as TF does."""
+    x = convert_to_tensor(x)
+    return x if x.dtype.is_integer else _round(x)
+
 
 # ---- activations' gradients, each one op ----------------------------------------------------
 # The backward pass of relu, tanh and sigmoid as one fused op each (TensorFlow has ReluGrad,
@@ -299,6 +357,13 @@ def is_finite(x, name=None):
 
 
 isnan, isfinite = is_nan, is_finite
+
+
+def is_inf(x, name=None):
+    """Elementwise: True where x is +inf or -inf."""
+    x = convert_to_tensor(x)
+    check_float("is_inf", x)
+    return equal(abs(x), float("inf"))
 
 
 # ---- selection and casting -------------------------------------------------------------------

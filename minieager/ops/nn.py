@@ -1,4 +1,4 @@
-"""Neural-network ops: softmax, cross-entropy, conv2d and pooling (NHWC, as in TensorFlow).
+"""Neural-network ops: softmax, cross-entropy, l2_loss, conv2d and pooling (NHWC, as in TensorFlow).
 
 conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
 ``conv2d_backprop_filter``), each with its own VJP, so second derivatives work through them.
@@ -133,6 +133,35 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 def mean_sparse_softmax_cross_entropy(labels, logits):
     """The batch mean of ``sparse_softmax_cross_entropy_with_logits``, as one op (``me.losses`` uses it)."""
     return _sparse_softmax_xent_mean(*_sparse_xent_operands(labels, logits), mean=True)[0]
+
+
+# ---- sigmoid cross-entropy and l2_loss: compositions --------------------------------------------
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Per-element cross-entropy of labels z (0/1 or probabilities) against logits x, in TF's form
+    max(x, 0) - x z + log(1 + exp(-|x|)), which overflows for no x."""
+    if labels is None or logits is None:
+        raise InvalidArgumentError(
+            "sigmoid_cross_entropy_with_logits: both labels and logits must be given, e.g. "
+            "me.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x).")
+    x, z = operands("sigmoid_cross_entropy_with_logits", logits, labels)
+    check_float("sigmoid_cross_entropy_with_logits", x)
+    if x._value.shape != z._value.shape:
+        raise InvalidArgumentError(
+            f"sigmoid_cross_entropy_with_logits: logits and labels must have the same shape, got logits "
+            f"{tuple(x.shape)} and labels {tuple(z.shape)}.")
+    # max(x, 0) and -|x| as TF writes them, two wheres on x >= 0: at x == 0 their gradients then add
+    # up to sigmoid(0) - z, where relu's and abs's (0 at 0) would give -z.
+    positive = ew.greater_equal(x, 0.0)
+    relu_x = ew.where(positive, x, ew.zeros_like(x))
+    minus_abs_x = ew.where(positive, ew.negative(x), x)
+    return ew.add(ew.subtract(relu_x, ew.multiply(x, z)), ew.log1p(ew.exp(minus_abs_x)))
+
+
+def l2_loss(t, name=None):
+    """sum(t^2) / 2, a scalar: the weight-decay penalty of a weight tensor."""
+    t = convert_to_tensor(t)
+    check_float("l2_loss", t)
+    return ew.multiply(reduce_sum(ew.square(t)), 0.5)
 
 
 # ---- bias -----------------------------------------------------------------------------------------

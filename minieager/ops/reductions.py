@@ -129,6 +129,47 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return result
 
 
+def _variance(op_name, x, axis, keepdims):
+    x = convert_to_tensor(x)
+    check_float(op_name, x)   # TF refuses integers too ("Input must be either real or complex")
+    axes = normalize_axes(axis, x._value.ndim, op_name)
+    mean = reduce_mean(x, axis=axes, keepdims=True)
+    return reduce_mean(ew.square(ew.subtract(x, mean)), axis=axes, keepdims=keepdims)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The population variance mean((x - mean(x))^2) over ``axis``, as tf.math.reduce_variance."""
+    return _variance("reduce_variance", input_tensor, axis, keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(reduce_variance(x)), the population standard deviation, as tf.math.reduce_std."""
+    return ew.sqrt(_variance("reduce_std", input_tensor, axis, keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x^2)) over ``axis``. Of an integer tensor: an integer, truncated (TF gives 4 for
+    [[1, 2, 3], [1, 1, 1]], whose norm is sqrt(17))."""
+    x = convert_to_tensor(input_tensor)
+    check_not_bool("reduce_euclidean_norm", x)
+    axes = normalize_axes(axis, x._value.ndim, "reduce_euclidean_norm")
+    if x.dtype is dtypes.float16:     # in float32, rounded once: squares overflow float16 from 256 on
+        return ew.cast(reduce_euclidean_norm(ew.cast(x, dtypes.float32), axes, keepdims), x.dtype)
+    squares = reduce_sum(ew.square(x), axis=axes, keepdims=keepdims)
+    if x.dtype.is_integer:            # sqrt of the integer sum, truncated back (cast rounds toward zero)
+        return ew.cast(ew.sqrt(ew.cast(squares, dtypes.float64)), x.dtype)
+    return ew.sqrt(squares)
+
+
+def count_nonzero(input, axis=None, keepdims=False, dtype=dtypes.int64, name=None):  # noqa: A002 (TF's name)
+    """How many elements are not 0 (not False for bools; nan counts) over ``axis``, as int64 by default."""
+    x = convert_to_tensor(input)
+    axes = normalize_axes(axis, x._value.ndim, "count_nonzero")
+    dtype = _args.dtype(dtype, "count_nonzero")
+    nonzero = ew.cast(ew.not_equal(x, ew.zeros_like(x)), dtypes.int64)
+    return ew.cast(reduce_sum(nonzero, axis=axes, keepdims=bool(keepdims)), dtype)
+
+
 _argmax, _argmin = Op("argmax", ("x",)), Op("argmin", ("x",))
 
 

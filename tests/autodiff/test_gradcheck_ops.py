@@ -57,6 +57,15 @@ UNARY = {
     "relu": (me.nn.relu, away_from_zero),
     "softplus": (me.nn.softplus, normal),
     "leaky_relu": (lambda x: me.nn.leaky_relu(x, alpha=0.1), away_from_zero),
+    "erf": (me.math.erf, normal),
+    "relu6": (me.nn.relu6, lambda *s: away_from_zero(*s) * 4.0),   # no element within 1e-6 of 0 or 6
+    "elu": (me.nn.elu, away_from_zero),
+    "selu": (me.nn.selu, away_from_zero),
+    "gelu": (me.nn.gelu, normal),
+    "gelu_approximate": (lambda x: me.nn.gelu(x, approximate=True), normal),
+    "silu": (me.nn.silu, normal),
+    "swish_beta": (lambda x: me.nn.swish(x, beta=1.7), normal),
+    "l2_loss": (me.nn.l2_loss, normal),
     "identity": (me.identity, normal),
     "neg_operator": (lambda x: -x, normal),
     "abs_operator": (lambda x: abs(x), away_from_zero),
@@ -84,6 +93,9 @@ BINARY = {
     "rsub_operator": (lambda a, b: 2.0 - a * b, normal, normal),
     "truediv_operator": (lambda a, b: a / b, normal, away_from_zero),
     "pow_operator": (lambda a, b: a ** b, positive, normal),
+    # Away from their masked points (y == 0, x == 0), where test_ops_math_tf checks TF's zeros.
+    "divide_no_nan": (me.math.divide_no_nan, normal, away_from_zero),
+    "xlogy": (me.math.xlogy, away_from_zero, positive),
 }
 BROADCASTS = {
     "same": ((3, 4), (3, 4)),
@@ -167,6 +179,9 @@ REDUCTIONS = {
     "reduce_min": (me.reduce_min, distinct),
     "reduce_prod": (me.reduce_prod, away_from_zero),
     "reduce_logsumexp": (me.reduce_logsumexp, normal),
+    "reduce_variance": (me.math.reduce_variance, normal),
+    "reduce_std": (me.math.reduce_std, normal),
+    "reduce_euclidean_norm": (me.math.reduce_euclidean_norm, normal),
 }
 
 
@@ -199,6 +214,29 @@ def test_cumsum(axis, exclusive, reverse):
 def test_norm(ord_, axis):
     sample = distinct if ord_ == np.inf else away_from_zero
     check(lambda x: me.norm(x, ord=ord_, axis=axis), sample(3, 4))
+
+
+def test_add_n():
+    check(lambda a, b, c: me.add_n([a, b * c, a]), normal(3, 4), normal(3, 4), normal(3, 4))
+
+
+# ---- normalisation -------------------------------------------------------------------------------
+@pytest.mark.parametrize("axis", [None, 0, -1, [0, 2]], ids=str)
+def test_l2_normalize(axis):
+    check(lambda x: me.nn.l2_normalize(x, axis=axis), normal(2, 3, 4))
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axes", [[0], [0, 1, 2], [1, -1]], ids=str)
+def test_moments(axes, keepdims):
+    check(lambda x: me.nn.moments(x, axes, keepdims=keepdims), normal(2, 3, 4))
+
+
+def test_batch_normalization():
+    check(lambda x, mean, variance, offset, scale: me.nn.batch_normalization(x, mean, variance, offset, scale, 1e-3),
+          normal(4, 3), normal(3), positive(3), normal(3), normal(3))
+    check(lambda x, mean, variance: me.nn.batch_normalization(x, mean, variance, None, None, 1e-3),
+          normal(2, 3), normal(2, 1), positive(2, 1))
 
 
 # ---- linear algebra -----------------------------------------------------------------------------
@@ -332,6 +370,12 @@ def test_sparse_softmax_cross_entropy_with_logits():
     labels = me.constant([3, 0, 3])
     check(lambda logits: me.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits),
           normal(3, 4))
+
+
+def test_sigmoid_cross_entropy_with_logits():
+    # Both inputs: TF's labels get a gradient too (-logits).
+    check(lambda labels, logits: me.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits),
+          RNG.uniform(0, 1, (3, 4)), away_from_zero(3, 4) * 3)
 
 
 def test_losses_cross_entropy_batch_means():

@@ -7,6 +7,7 @@ where NumPy uses its own SIMD routines.
 """
 import numpy as np
 import pytest
+import scipy.special
 from hypothesis import given, strategies as st
 
 import minieager as me
@@ -24,6 +25,8 @@ UNARY = {   # op: (NumPy reference, ulps allowed for float32/64, for float16, ne
     # in long double (80-bit on x86), where exp(740) does not overflow, so subnormal results are right too
     "sigmoid": (lambda x: (1 / (1 + np.exp(-x.astype(np.longdouble)))).astype(x.dtype), 4, 1),
     "softplus": (lambda x: np.logaddexp(0, x.astype(np.longdouble)).astype(x.dtype), 4, 1),
+    "floor": (np.floor, 0, 0), "ceil": (np.ceil, 0, 0), "round": (np.round, 0, 0), "is_inf": (np.isinf, 0, 0),
+    "erf": (lambda x: scipy.special.erf(x.astype(np.float64)).astype(x.dtype), 4, 1),
 }
 
 
@@ -36,7 +39,8 @@ def test_unary_float_ops(name, path, data):
     x = data.draw(arrays(data.draw(shapes(path)), dtype))
     if name in ("sin", "cos") and dtype != np.float16:
         x = np.where(np.abs(x) > 1e4, dtype(0.5), x)   # libm and NumPy reduce huge arguments differently
-    got = getattr(me, name)(tensor(x, data.draw(st.booleans())))
+    got = getattr(me, name, None) or getattr(me.math, name)   # me.math.ceil, me.math.erf ...
+    got = got(tensor(x, data.draw(st.booleans())))
     with np.errstate(all="ignore"):
         want = np.asarray(reference(x))
     assert_same(got.numpy(), want, bound16 if dtype == np.float16 else bound, f"{name} {dtype.__name__}")
@@ -88,6 +92,33 @@ def test_binary_ops_broadcasting(name, path, data):
         else:
             want = BINARY[name](a, b)
     assert_same(got, want, 2 if name == "pow" and dtype in FLOATS else 0, f"{name} {np.dtype(dtype).name}")
+
+
+MASKED = {   # op: (NumPy reference in the dtype, ulps allowed for float32/64, for float16)
+    "divide_no_nan": (lambda a, b: np.where(b == 0, a.dtype.type(0), a / b), 0, 0),
+    "xlogy": (lambda a, b: np.where(a == 0, a.dtype.type(0), a * np.log(b)), 5, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MASKED))
+@examples(8)
+@given(data=st.data())
+def test_masked_float_ops_broadcasting(name, path, data):
+    reference, bound, bound16 = MASKED[name]
+    dtype = data.draw(st.sampled_from(FLOATS))
+    shape_a, shape_b = broadcast_pair(data.draw, data.draw(shapes(path)))
+    a, b = data.draw(arrays(shape_a, dtype)), data.draw(arrays(shape_b, dtype))
+    if data.draw(st.booleans()):   # the masked points: zeros in y (divide_no_nan) or x (xlogy)
+        zeros = data.draw(arrays(shape_b if name == "divide_no_nan" else shape_a, np.bool_))
+        if name == "divide_no_nan":
+            b = np.where(zeros, dtype(0), b)
+        else:
+            a = np.where(zeros, dtype(0), a)
+    strided = data.draw(st.booleans())
+    got = getattr(me.math, name)(tensor(a, strided), tensor(b, not strided)).numpy()
+    with np.errstate(all="ignore"):
+        want = reference(a, b)
+    assert_same(got, want, bound16 if dtype == np.float16 else bound, f"{name} {np.dtype(dtype).name}")
 
 
 @pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])

@@ -73,6 +73,15 @@ CALLS = {   # op name in the message -> (call with one argument a, strategy for 
     "leaky_relu": (lambda a: me.nn.leaky_relu(X, a), scalars),
     "dropout": (lambda a: me.nn.dropout(X, a), scalars.filter(lambda v: not isinstance(v, str))),
     "split num": (lambda a: me.split(X, a, axis=0), small_ints),
+    "count_nonzero": (lambda a: me.math.count_nonzero(X, axis=a), junk),
+    "reduce_variance": (lambda a: me.math.reduce_variance(X, axis=a), junk),
+    "reduce_euclidean_norm": (lambda a: me.math.reduce_euclidean_norm(INTS, axis=a), junk),
+    "add_n": (lambda a: me.add_n(a), junk),
+    "silu": (lambda a: me.nn.silu(X, beta=a), scalars),
+    "l2_normalize": (lambda a: me.nn.l2_normalize(X, axis=a), junk),
+    "l2_normalize epsilon": (lambda a: me.nn.l2_normalize(X, 0, epsilon=a), scalars),
+    "moments": (lambda a: me.nn.moments(X, a)[1], junk),
+    "batch_normalization": (lambda a: me.nn.batch_normalization(X, 0.0, 1.0, None, None, a), scalars),
 }
 
 

@@ -50,6 +50,15 @@ def test_max_min_are_exact(name, path, data):
     assert_same(got, np.asarray(want, x.dtype), 0, name)
 
 
+@examples(10)
+@given(data=st.data())
+def test_count_nonzero_is_exact(path, data):
+    x, axis, keepdims = data.draw(reduction_case(path))
+    got = me.math.count_nonzero(me.constant(x), axis=axis, keepdims=keepdims).numpy()
+    want = np.count_nonzero(x, axis=_np_axis(axis, x.ndim), keepdims=keepdims)
+    assert_same(got, np.asarray(want, np.int64), 0, "count_nonzero")
+
+
 @examples(15)
 @given(data=st.data())
 def test_any_all(path, data):

@@ -73,6 +73,9 @@ UNARY = {
     "relu": (me.nn.relu, away_from_zero), "softplus": (me.nn.softplus, normal),
     "leaky_relu": (lambda x: me.nn.leaky_relu(x, alpha=0.1), away_from_zero),
     "isnan": (me.math.is_nan, normal), "isfinite": (me.math.is_finite, normal),
+    # the host round trip (no gradients for the rounding ops), and compositions that use them
+    "floor": (me.floor, normal), "ceil": (me.math.ceil, normal), "round": (me.round, normal),
+    "erf": (me.math.erf, normal), "gelu": (me.nn.gelu, normal), "elu": (me.nn.elu, away_from_zero),
 }
 
 

@@ -65,6 +65,12 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _erf(x):
+    """erf from SciPy (NumPy has none), imported on the first call: SciPy takes a while to import."""
+    from scipy.special import erf
+    return erf(x)
+
+
 def _leaky_relu(x, alpha):
     w = upcast(x)   # alpha in the compute dtype, as the loop gets it (float16's 0.2 is 0.19995)
     return np.where(w >= 0, w, w.dtype.type(alpha) * w)
@@ -92,6 +98,7 @@ _UNARY = [
     ("sigmoid", _in_float32(_sigmoid)),
     ("softplus", _in_float32(lambda x: np.logaddexp(0, x))),
     ("relu", lambda x: np.where(x < 0, 0, x)),
+    ("erf", _erf),
 ]
 _BINARY = [
     ("add", np.add),
@@ -127,6 +134,18 @@ for _table, _arity, _out_dtype in [(_UNARY, 1, None), (_BINARY, 2, None),
                                    ([("where", np.where)], 3, None)]:
     for _name, _numpy_fn in _table:
         register_kernel(_name, "cpu")(_runner(_name, _arity, _LOOP_NAMES.get(_name, _name), _numpy_fn, _out_dtype))
+
+
+# Rounding is exact in every dtype (float16 too) and one NumPy pass that only moves memory: a loop
+# would gain nothing. round is np.rint: half to even (0.5 -> 0, 2.5 -> 2), as TF's Round.
+def _rounding(ufunc):
+    def run(x, into=None):
+        return np.asarray(ufunc(x, out=into))   # np.asarray: a 0-d input gives a NumPy scalar
+    return run
+
+
+for _name, _ufunc in [("floor", np.floor), ("ceil", np.ceil), ("round", np.rint)]:
+    register_kernel(_name, "cpu")(_rounding(_ufunc))
 
 _divide_floats = _runner("divide", 2, "divide", np.true_divide)
 

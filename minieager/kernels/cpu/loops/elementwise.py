@@ -30,6 +30,8 @@ exp, sigmoid, softplus (and softmax in nn.py) use ``vecmath.vexp`` and tanh ``ve
 which vectorise; np.log, np.sin & co. inside @njit are scalar libm calls (numba has no vector
 math library without Intel SVML).
 """
+import math
+
 import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
@@ -169,6 +171,12 @@ def leaky_relu(x, alpha, out):
     for i in prange(out.size):
         v = x[i]
         out[i] = v if v >= 0 else alpha * v
+
+
+@_kernel
+def erf(x, out):
+    for i in prange(out.size):
+        out[i] = math.erf(x[i])   # libm's erf (erff for float32): NumPy has no np.erf
 
 
 @_kernel
