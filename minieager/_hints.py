@@ -40,8 +40,9 @@ HINTS = {
         "distribute": "minieager runs on one device; there are no distribution strategies.",
         "estimator": "Estimators are gone in TF 2 too: use model.fit or a GradientTape training loop.",
         "image": "There are no image ops: prepare images with NumPy before making tensors (me.datasets has MNIST).",
-        "vectorized_map": "Use a Python loop over the examples (eager), or write the op for a whole batch.",
-        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
+        "vectorized_map": "Use me.map_fn(fn, elems) (a Python loop over the examples), or write the op for a whole "
+                          "batch.",
+        "top_k": "TF 2 has it as tf.math.top_k (and tf.nn.top_k): use me.math.top_k(x, k).",
         "bfloat16": _NO_DTYPE, "complex64": _NO_DTYPE, "complex128": _NO_DTYPE, "int8": _NO_DTYPE,
         "int16": _NO_DTYPE, "uint16": _NO_DTYPE, "uint32": _NO_DTYPE, "uint64": _NO_DTYPE,
         "half": _NO_DTYPE, "double": _NO_DTYPE,
@@ -53,7 +54,6 @@ HINTS = {
             "me.nn.relu(x) - x * z + me.math.log1p(me.exp(-me.abs(x))) for logits x and labels z."),
         "moments": "Use me.reduce_mean(x, axis, keepdims=True) and me.reduce_mean(me.square(x - mean), axis).",
         "batch_normalization": "Use me.layers.BatchNormalization, or write (x - mean) * me.rsqrt(variance + eps).",
-        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
         "conv1d": "Only conv2d: reshape a sequence to (batch, 1, length, channels) and use a (1, k) filter.",
         "conv3d": "Only conv2d exists.",
         "gelu": "Write it: 0.5 * x * (1 + me.tanh(0.7978845608 * (x + 0.044715 * x ** 3))).",
@@ -89,9 +89,6 @@ HINTS = {
         "mean_absolute_error", "huber", "hinge")},
     "minieager.nn.metrics": {name: _METRICS for name in (
         "Precision", "Recall", "AUC", "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
-    "minieager.math": {
-        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
-    },
     "minieager.linalg": {name: _LINALG.format(name) for name in (
         "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
 }

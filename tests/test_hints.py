@@ -18,7 +18,8 @@ import minieager as me
     ("me.losses.Huber", "any function loss"),
     ("me.SparseTensor", "no sparse tensors.*scatter_nd"),
     ("me.bfloat16", "dtypes are bool, uint8"),
-    ("me.math.top_k", r"me.sort\(x, direction='DESCENDING'\)"),
+    ("me.top_k", r"tf.math.top_k.*me.math.top_k\(x, k\)"),
+    ("me.vectorized_map", r"me.map_fn\(fn, elems\)"),
 ])
 def test_a_missing_tf_name_says_what_to_use_instead(expression, hint):
     with pytest.raises(AttributeError, match=f"has no attribute '{expression.rsplit('.', 1)[1]}'. .*{hint}"):

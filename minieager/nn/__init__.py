@@ -9,6 +9,7 @@ from ..ops.nn import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits)
 
 from ..ops.indexing import embedding_lookup  # noqa: F401,E402
+from ..ops.sorting import top_k  # noqa: F401,E402
 
 max_pool, avg_pool = max_pool2d, avg_pool2d
 
