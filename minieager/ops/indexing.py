@@ -224,6 +224,12 @@ _tensor_scatter_update = Op(
     vjp=_tensor_scatter_update_vjp)
 
 
+_tensor_scatter_add = Op(
+    "tensor_scatter_nd_add", ("tensor", "indices", "updates"), "tensor with updates added at indices",
+    ("dy", None, "gather_nd(dy, indices)"),
+    vjp=lambda dy, tensor, indices, updates, out: (dy, None, _gather_nd(dy, indices)))
+
+
 def _tensor_scatter_args(op_name, tensor, indices, updates):
     """The tensor, indices and updates of a tensor_scatter_nd_* op, checked: updates of the tensor's dtype
     and of shape indices.shape[:-1] + tensor.shape[k:], every index in range."""
@@ -255,12 +261,14 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
 
 
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
-    """``tensor`` with ``updates`` added at ``indices``; repeated indices add up, as in TF."""
+    """``tensor`` with ``updates`` added at ``indices``, one after the other as in TF (repeated indices add up).
+
+    Not ``tensor + scatter_nd(...)``: that would sum the repeated updates first and round differently.
+    """
     from ._operands import check_not_bool
-    from .elementwise import add
     tensor, indices, updates = _tensor_scatter_args("tensor_scatter_nd_add", tensor, indices, updates)
     check_not_bool("tensor_scatter_nd_add", tensor)
-    return add(tensor, _scatter_nd(indices, updates, shape=tuple(tensor.shape)))
+    return _tensor_scatter_add(tensor, indices, updates)
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):

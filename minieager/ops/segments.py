@@ -14,7 +14,10 @@ from .shape import expand_dims
 
 
 def _segment_ids(op_name, data, segment_ids):
-    ids = convert_to_tensor(segment_ids)
+    try:
+        ids = convert_to_tensor(segment_ids)
+    except InvalidArgumentError as err:
+        raise InvalidArgumentError(f"{op_name}: segment_ids: {err}") from None
     if ids.dtype not in (dtypes.int32, dtypes.int64):
         raise DTypeError(f"{op_name}: segment_ids must be int32 or int64, got {ids.dtype.name}.")
     if tuple(data.shape[:ids.ndim]) != tuple(ids.shape):

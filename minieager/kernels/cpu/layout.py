@@ -124,6 +124,14 @@ def tensor_scatter_nd_update(tensor, indices, updates):
     return out
 
 
+@register_kernel("tensor_scatter_nd_add")
+def tensor_scatter_nd_add(tensor, indices, updates):
+    """A copy of ``tensor`` with ``updates`` added at ``indices``, in order (np.add.at adds repeats one by one)."""
+    out = np.array(tensor, order="C", copy=True)
+    np.add.at(out, _coordinates(indices), updates)
+    return out
+
+
 @register_kernel("take_along_axis")
 def take_along_axis(x, indices, axis):
     return np.take_along_axis(x, indices, axis=axis)
