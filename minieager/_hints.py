@@ -67,11 +67,7 @@ HINTS = {
         "MultiHeadAttention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass: "
                               "softmax(einsum('bqd,bkd->bqk', q, k) / sqrt(d)) then einsum('bqk,bkd->bqd', ...).",
         "Attention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass.",
-        "Reshape": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reshape(x, (-1, 7, 7)))"),
-        "Permute": _LAYER_FN.format("me.layers.Lambda(lambda x: me.transpose(x, [0, 2, 1]))"),
         "GlobalMaxPooling2D": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reduce_max(x, axis=[1, 2]))"),
-        "Concatenate": _LAYER_FN.format("me.layers.Lambda(lambda xs: me.concat(xs, axis=-1))([a, b])"),
-        "Add": _LAYER_FN.format("me.layers.Lambda(lambda xs: xs[0] + xs[1])([a, b])"),
         "Normalization": "Standardize with NumPy before training: (x - x.mean(0)) / x.std(0).",
         "Rescaling": _LAYER_FN.format("me.layers.Lambda(lambda x: x / 255.0)"),
     },

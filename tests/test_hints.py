@@ -10,7 +10,7 @@ import minieager as me
     ("me.keras.layers.LSTM", "no recurrent layers"),
     ("me.layers.GRU", "no recurrent layers"),
     ("me.layers.MultiHeadAttention", "me.einsum and me.nn.softmax"),
-    ("me.layers.Reshape", r"me.layers.Lambda\(lambda x: me.reshape"),
+    ("me.layers.GlobalMaxPooling2D", r"me.layers.Lambda\(lambda x: me.reduce_max"),
     ("me.nn.sigmoid_cross_entropy_with_logits", r"BinaryCrossentropy\(from_logits=True\)"),
     ("me.linalg.inv", "NumPy on t.numpy"),
     ("me.linalg.trace", r"reduce_sum\(me.linalg.diag_part"),
