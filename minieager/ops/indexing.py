@@ -13,7 +13,10 @@ from ..engine.op import Op
 from ..engine.tensor import Tensor, place
 from . import _args
 from ._axes import normalize_axis
-from .creation import convert_to_tensor
+from ._operands import check_not_bool, operands
+from .creation import convert_to_tensor, zeros_like
+from .elementwise import equal, where
+from .shape import reshape
 
 newaxis = None
 
@@ -205,8 +208,6 @@ def scatter_nd(indices, updates, shape, name=None):
 
 
 def _tensor_scatter_update_vjp(dy, tensor, indices, updates, out):
-    from .elementwise import equal, where, zeros_like
-    from .shape import reshape
     k, batch = indices.shape[-1], tuple(indices.shape[:-1])
     # What was overwritten had no say in the output; of a repeated index, only the update that was kept
     # (the last) did. Scattering each update's number and reading it back tells which one that was.
@@ -233,7 +234,6 @@ _tensor_scatter_add = Op(
 def _tensor_scatter_args(op_name, tensor, indices, updates):
     """The tensor, indices and updates of a tensor_scatter_nd_* op, checked: updates of the tensor's dtype
     and of shape indices.shape[:-1] + tensor.shape[k:], every index in range."""
-    from ._operands import operands
     tensor, updates = operands(op_name, tensor, updates)
     try:
         indices = convert_to_tensor(indices)
@@ -265,7 +265,6 @@ def tensor_scatter_nd_add(tensor, indices, updates, name=None):
 
     Not ``tensor + scatter_nd(...)``: that would sum the repeated updates first and round differently.
     """
-    from ._operands import check_not_bool
     tensor, indices, updates = _tensor_scatter_args("tensor_scatter_nd_add", tensor, indices, updates)
     check_not_bool("tensor_scatter_nd_add", tensor)
     return _tensor_scatter_add(tensor, indices, updates)

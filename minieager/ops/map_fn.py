@@ -14,7 +14,8 @@ from .shape import stack, stop_gradient
 
 def _signature(leaf):
     """One leaf of fn_output_signature (a dtype or a me.TensorSpec) as (dtype, shape or None)."""
-    if hasattr(leaf, "dtype") and hasattr(leaf, "shape") and not isinstance(leaf, Tensor):   # a TensorSpec
+    from ..graph.function import TensorSpec    # graph mode builds on the ops: imported when used
+    if isinstance(leaf, TensorSpec):
         return dtypes.as_dtype(leaf.dtype), None if leaf.shape is None else tuple(leaf.shape)
     try:
         return dtypes.as_dtype(leaf), None

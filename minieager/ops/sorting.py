@@ -14,6 +14,8 @@ from . import _args
 from ._axes import normalize_axis
 from ._operands import check_not_bool, operands
 from .creation import convert_to_tensor
+from .elementwise import cast
+from .indexing import getitem
 
 _take_along = Op("take_along_axis", ("x", "indices"), "x picked along axis at indices",
                  ("dy put back along axis at indices", None),
@@ -72,8 +74,6 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     index_type = _args.dtype(index_type, "top_k")
     if index_type not in (dtypes.int32, dtypes.int64):
         raise InvalidArgumentError(f"top_k: index_type must be me.int32 or me.int64, got {index_type.name}.")
-    from .elementwise import cast
-    from .indexing import getitem
     indices = getitem(argsort(x, direction="DESCENDING"), (Ellipsis, slice(0, k)))
     values = _take_along(x, indices, axis=x.ndim - 1)
     return TopK(values, indices if index_type is dtypes.int32 else cast(indices, index_type))
