@@ -373,6 +373,7 @@ def test_map_fn_nested_elems_and_fn_output_signature():
     same(me.map_fn(lambda e: me.cast(e, me.float32), a, fn_output_signature=me.TensorSpec([], me.float32)),
          np.array([1.0, 2.0, 3.0], np.float32))
     same(me.map_fn(lambda e: 1.5, a, fn_output_signature=me.float64), np.full(3, 1.5))
+    same(me.map_fn(me.reduce_sum, b, fn_output_signature=np.float32), np.array([3.0, 7.0, 11.0], np.float32))
 
 
 def test_map_fn_of_no_elements_takes_its_shape_from_the_signature():
