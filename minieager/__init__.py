@@ -41,6 +41,12 @@ from .ops.reductions import (  # noqa: E402,F401
 from .ops.shape import (  # noqa: E402,F401
     broadcast_to, concat, expand_dims, identity, pad, rank, reshape, shape, size, split, squeeze, stack,
     stop_gradient, tile, transpose, unstack)
+from .ops.array import meshgrid, repeat, reverse, roll, sequence_mask, slice  # noqa: E402,F401
+from .ops.indexing import tensor_scatter_nd_add, tensor_scatter_nd_update  # noqa: E402,F401
+from .ops.map_fn import map_fn  # noqa: E402,F401
+from .ops.reductions import cumprod  # noqa: E402,F401
+from .ops.shape import identity_n  # noqa: E402,F401
+from .ops.sorting import searchsorted  # noqa: E402,F401
 from .autodiff.custom_gradient import custom_gradient  # noqa: E402,F401
 from .autodiff.functional import make_vjp  # noqa: E402,F401
 from .autodiff.functional import (  # noqa: E402,F401  (the names of TF's eager backprop module)

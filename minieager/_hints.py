@@ -40,15 +40,15 @@ HINTS = {
         "distribute": "minieager runs on one device; there are no distribution strategies.",
         "estimator": "Estimators are gone in TF 2 too: use model.fit or a GradientTape training loop.",
         "image": "There are no image ops: prepare images with NumPy before making tensors (me.datasets has MNIST).",
-        "vectorized_map": "Use a Python loop over the examples (eager), or write the op for a whole batch.",
-        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
+        "vectorized_map": "Use me.map_fn(fn, elems) (a Python loop over the examples), or write the op for a whole "
+                          "batch.",
+        "top_k": "TF 2 has it as tf.math.top_k (and tf.nn.top_k): use me.math.top_k(x, k).",
         "bfloat16": _NO_DTYPE, "complex64": _NO_DTYPE, "complex128": _NO_DTYPE, "int8": _NO_DTYPE,
         "int16": _NO_DTYPE, "uint16": _NO_DTYPE, "uint32": _NO_DTYPE, "uint64": _NO_DTYPE,
         "half": _NO_DTYPE, "double": _NO_DTYPE,
     },
     "minieager.nn": {
         "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "rnn_cell": _RNN, "dynamic_rnn": _RNN,
-        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
         "conv1d": "Only conv2d: reshape a sequence to (batch, 1, length, channels) and use a (1, k) filter.",
         "conv3d": "Only conv2d exists.",
     },
@@ -59,11 +59,7 @@ HINTS = {
         "MultiHeadAttention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass: "
                               "softmax(einsum('bqd,bkd->bqk', q, k) / sqrt(d)) then einsum('bqk,bkd->bqd', ...).",
         "Attention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass.",
-        "Reshape": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reshape(x, (-1, 7, 7)))"),
-        "Permute": _LAYER_FN.format("me.layers.Lambda(lambda x: me.transpose(x, [0, 2, 1]))"),
         "GlobalMaxPooling2D": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reduce_max(x, axis=[1, 2]))"),
-        "Concatenate": _LAYER_FN.format("me.layers.Lambda(lambda xs: me.concat(xs, axis=-1))([a, b])"),
-        "Add": _LAYER_FN.format("me.layers.Lambda(lambda xs: xs[0] + xs[1])([a, b])"),
         "Normalization": "Standardize with NumPy before training: (x - x.mean(0)) / x.std(0).",
         "Rescaling": _LAYER_FN.format("me.layers.Lambda(lambda x: x / 255.0)"),
     },
@@ -81,9 +77,6 @@ HINTS = {
         "mean_absolute_error", "huber", "hinge")},
     "minieager.nn.metrics": {name: _METRICS for name in (
         "Precision", "Recall", "AUC", "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
-    "minieager.math": {
-        "top_k": "Use me.sort(x, direction='DESCENDING')[..., :k] for the values and me.argsort for the indices.",
-    },
     "minieager.linalg": {name: _LINALG.format(name) for name in (
         "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
 }

@@ -11,6 +11,9 @@ from .ops.reductions import (  # noqa: F401
     reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance)
 from .ops.nn import log_softmax, softmax  # noqa: F401
 from .ops.sorting import argsort, sort  # noqa: F401
+from .ops.reductions import cumprod  # noqa: F401
+from .ops.segments import segment_sum, unsorted_segment_sum  # noqa: F401
+from .ops.sorting import top_k  # noqa: F401
 
 
 def __getattr__(name):

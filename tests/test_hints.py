@@ -10,15 +10,16 @@ import minieager as me
     ("me.keras.layers.LSTM", "no recurrent layers"),
     ("me.layers.GRU", "no recurrent layers"),
     ("me.layers.MultiHeadAttention", "me.einsum and me.nn.softmax"),
-    ("me.layers.Reshape", r"me.layers.Lambda\(lambda x: me.reshape"),
     ("me.nn.conv1d", r"Only conv2d: reshape a sequence"),
+    ("me.layers.GlobalMaxPooling2D", r"me.layers.Lambda\(lambda x: me.reduce_max"),
     ("me.linalg.inv", "NumPy on t.numpy"),
     ("me.linalg.trace", r"reduce_sum\(me.linalg.diag_part"),
     ("me.optimizers.AdamW", "SGD .*Adam, RMSprop and Adagrad"),
     ("me.losses.Huber", "any function loss"),
     ("me.SparseTensor", "no sparse tensors.*scatter_nd"),
     ("me.bfloat16", "dtypes are bool, uint8"),
-    ("me.math.top_k", r"me.sort\(x, direction='DESCENDING'\)"),
+    ("me.top_k", r"tf.math.top_k.*me.math.top_k\(x, k\)"),
+    ("me.vectorized_map", r"me.map_fn\(fn, elems\)"),
 ])
 def test_a_missing_tf_name_says_what_to_use_instead(expression, hint):
     with pytest.raises(AttributeError, match=f"has no attribute '{expression.rsplit('.', 1)[1]}'. .*{hint}"):

@@ -12,6 +12,7 @@ from ..ops.nn import (  # noqa: F401
 from ..ops.normalization import batch_normalization, l2_normalize, moments  # noqa: F401
 
 from ..ops.indexing import embedding_lookup  # noqa: F401,E402
+from ..ops.sorting import top_k  # noqa: F401,E402
 
 max_pool, avg_pool = max_pool2d, avg_pool2d
 

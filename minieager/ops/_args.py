@@ -60,6 +60,12 @@ def integers(values, op_name, arg, minimum=None):
     return tuple(values)
 
 
+def int_or_ints(value, op_name, arg, minimum=None):
+    """One int or a list of ints, as a tuple of ints (one int gives a tuple of one)."""
+    value = _as_python(value)
+    return integers([value] if isinstance(value, int) and not isinstance(value, bool) else value, op_name, arg, minimum)
+
+
 def window_pair(value, op_name, arg):
     """A 2-D window size or stride: TF accepts 2, [2, 2] or [1, 2, 2, 1]. Both must be >= 1."""
     raw = _as_python(value)

@@ -10,10 +10,13 @@ import numpy as np
 
 from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, place
 from . import _args
 from ._axes import normalize_axis
-from .creation import convert_to_tensor
+from ._operands import check_not_bool, operands
+from .creation import convert_to_tensor, zeros_like
+from .elementwise import equal, where
+from .shape import reshape
 
 newaxis = None
 
@@ -162,7 +165,7 @@ def _check_nd_indices(op_name, indices, shape):
     if k > len(shape):
         raise InvalidArgumentError(
             f"{op_name}: each index has {k} coordinates but the tensor has only {len(shape)} axes {tuple(shape)}.")
-    values = indices._value
+    values = indices._host()
     for axis in range(k):
         column, n = values[..., axis], shape[axis]
         if column.size and (column.min() < 0 or column.max() >= n):
@@ -202,6 +205,69 @@ def scatter_nd(indices, updates, shape, name=None):
             f"scatter_nd: updates must have shape indices.shape[:-1] + shape[{k}:] = {wanted}, got "
             f"{tuple(updates.shape)}.")
     return _scatter_nd(indices, updates, shape=shape)
+
+
+def _tensor_scatter_update_vjp(dy, tensor, indices, updates, out):
+    k, batch = indices.shape[-1], tuple(indices.shape[:-1])
+    # What was overwritten had no say in the output; of a repeated index, only the update that was kept
+    # (the last) did. Scattering each update's number and reading it back tells which one that was.
+    numbers = place(np.arange(int(np.prod(batch)), dtype=np.int64).reshape(batch), dy._device)
+    unset = place(np.full(tuple(tensor.shape[:k]), -1, np.int64), dy._device)
+    kept = equal(_gather_nd(_tensor_scatter_update(unset, indices, numbers), indices), numbers)
+    kept = reshape(kept, batch + (1,) * (tensor.ndim - k))
+    return (_tensor_scatter_update(dy, indices, zeros_like(updates)), None,
+            where(kept, _gather_nd(dy, indices), zeros_like(updates)))
+
+
+_tensor_scatter_update = Op(
+    "tensor_scatter_nd_update", ("tensor", "indices", "updates"), "tensor with updates written at indices",
+    ("dy with zeros at indices", None, "gather_nd(dy, indices) for each update that was kept"),
+    vjp=_tensor_scatter_update_vjp)
+
+
+_tensor_scatter_add = Op(
+    "tensor_scatter_nd_add", ("tensor", "indices", "updates"), "tensor with updates added at indices",
+    ("dy", None, "gather_nd(dy, indices)"),
+    vjp=lambda dy, tensor, indices, updates, out: (dy, None, _gather_nd(dy, indices)))
+
+
+def _tensor_scatter_args(op_name, tensor, indices, updates):
+    """The tensor, indices and updates of a tensor_scatter_nd_* op, checked: updates of the tensor's dtype
+    and of shape indices.shape[:-1] + tensor.shape[k:], every index in range."""
+    tensor, updates = operands(op_name, tensor, updates)
+    try:
+        indices = convert_to_tensor(indices)
+    except InvalidArgumentError as err:
+        raise InvalidArgumentError(f"{op_name}: indices: {err}") from None
+    k = _check_nd_indices(op_name, indices, tuple(tensor.shape))
+    if k == 0:
+        raise InvalidArgumentError(
+            f"{op_name}: each index needs at least one coordinate (indices of shape (..., k), k >= 1), got "
+            f"indices of shape {tuple(indices.shape)}.")
+    wanted = tuple(indices.shape[:-1]) + tuple(tensor.shape[k:])
+    if tuple(updates.shape) != wanted:
+        raise InvalidArgumentError(
+            f"{op_name}: updates must have shape indices.shape[:-1] + tensor.shape[{k}:] = {wanted}, got "
+            f"{tuple(updates.shape)} (tensor {tuple(tensor.shape)}, indices {tuple(indices.shape)}).")
+    return tensor, indices, updates
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates`` written at ``indices`` (shape (..., k): elements or slices).
+
+    Of a repeated index the last update is kept (TF leaves that order unspecified).
+    """
+    return _tensor_scatter_update(*_tensor_scatter_args("tensor_scatter_nd_update", tensor, indices, updates))
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    """``tensor`` with ``updates`` added at ``indices``, one after the other as in TF (repeated indices add up).
+
+    Not ``tensor + scatter_nd(...)``: that would sum the repeated updates first and round differently.
+    """
+    tensor, indices, updates = _tensor_scatter_args("tensor_scatter_nd_add", tensor, indices, updates)
+    check_not_bool("tensor_scatter_nd_add", tensor)
+    return _tensor_scatter_add(tensor, indices, updates)
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):

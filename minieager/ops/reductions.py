@@ -6,15 +6,18 @@ at ties, as TensorFlow does).
 """
 import math
 
+import numpy as np
+
 from ..engine import dtypes
 from ..engine.errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
+from ..engine.tensor import place
 from . import elementwise as ew
 from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
 from ._operands import check_float, check_not_bool
 from .creation import convert_to_tensor
-from .shape import broadcast_to, reshape, stop_gradient
+from .shape import broadcast_to, expand_dims, reshape, stop_gradient
 
 
 def _grad_to_input_shape(dy, x, axis):
@@ -208,3 +211,23 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     check_not_bool("cumsum", x)
     return _cumsum(x, axis=normalize_axis(axis, x.ndim, "cumsum"), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """The running product along ``axis``, as TF's: [a, b, c] -> [a, ab, abc]; ``exclusive`` starts from 1
+    ([1, a, ab]), ``reverse`` runs from the end ([abc, bc, c]).
+
+    Output i is ``reduce_prod`` over a window of the input (the others replaced by 1), so its gradient is
+    reduce_prod's, exact at zeros too (TF's divides by x). The price: n^2 work for an axis of length n.
+    """
+    x = convert_to_tensor(x)
+    check_not_bool("cumprod", x)
+    axis = normalize_axis(axis, x.ndim, "cumprod")
+    n = x.shape[axis]
+    out, inp = np.ogrid[:n, :n]        # window[i, j]: whether input j is in the product of output i
+    if reverse:
+        window = inp > out if exclusive else inp >= out
+    else:
+        window = inp < out if exclusive else inp <= out
+    window = place(window.reshape((n, n) + (1,) * (x.ndim - axis - 1)), x._device)
+    return reduce_prod(ew.where(window, expand_dims(x, axis), 1), axis=axis + 1)

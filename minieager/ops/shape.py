@@ -26,6 +26,13 @@ def identity(input, name=None):  # noqa: A002 (TF's name)
     return _identity(convert_to_tensor(input))
 
 
+def identity_n(input, name=None):  # noqa: A002
+    """A list of the identities of the tensors in the list ``input``, as TF's ``identity_n``."""
+    if not isinstance(input, (list, tuple)):
+        raise InvalidArgumentError(f"identity_n: input must be a list of tensors, got {type(input).__name__}.")
+    return [identity(t) for t in input]
+
+
 def stop_gradient(input, name=None):  # noqa: A002
     """The same values, but gradients do not flow through: a constant as far as tapes know."""
     return _stop_gradient(convert_to_tensor(input))

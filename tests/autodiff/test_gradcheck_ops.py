@@ -209,6 +209,16 @@ def test_cumsum(axis, exclusive, reverse):
     check(lambda x: me.cumsum(x, axis=axis, exclusive=exclusive, reverse=reverse), normal(3, 4))
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_cumprod_with_and_without_zeros(axis, exclusive, reverse):
+    x = normal(3, 4)
+    check(lambda t: me.math.cumprod(t, axis=axis, exclusive=exclusive, reverse=reverse), x)
+    x[0, 1] = x[1, 0] = x[1, 2] = 0.0
+    check(lambda t: me.math.cumprod(t, axis=axis, exclusive=exclusive, reverse=reverse), x)
+
+
 @pytest.mark.parametrize("ord_, axis", [("euclidean", None), ("euclidean", 1), (1, None), (1, 0), (np.inf, None),
                                         (np.inf, 1)])
 def test_norm(ord_, axis):
@@ -294,6 +304,14 @@ SHAPE_OPS = {
     "split_sizes": (lambda x: me.split(x, [1, -1, 2], axis=1), (3, 6)),
     "unstack": (lambda x: me.unstack(x, axis=1), (2, 3)),
     "unstack_first": (me.unstack, (3, 2)),
+    "reverse": (lambda x: me.reverse(x, [0, -1]), (2, 3, 4)),
+    "roll": (lambda x: me.roll(x, [1, -2], [0, 2]), (2, 3, 4)),
+    "slice": (lambda x: me.slice(x, [1, 0, 1], [1, -1, 2]), (2, 3, 4)),
+    "repeat": (lambda x: me.repeat(x, [2, 0, 1], axis=1), (2, 3)),
+    "repeat_flat": (lambda x: me.repeat(x, 2), (2, 3)),
+    "meshgrid": (lambda x: me.meshgrid(x[0], x[1, :2]), (2, 3)),
+    "top_k": (lambda x: me.math.top_k(x * x, 2).values, (3, 4)),
+    "map_fn": (lambda x: me.map_fn(lambda row: row * me.reduce_sum(row), x), (3, 4)),
 }
 
 
@@ -352,6 +370,18 @@ def test_boolean_mask_elementwise():
 @pytest.mark.parametrize("axis, indices", [(0, [2, 0, 2, 2]), (1, [3, 3, 0]), (0, [[0, 1], [1, 1]]), (1, [-1, 0])])
 def test_gather(axis, indices):
     check(lambda x: me.gather(x, me.constant(indices), axis=axis), normal(3, 4))
+
+
+@pytest.mark.parametrize("indices", [[[2], [0]], [[0, 1], [2, 3], [0, 1]]], ids=["rows", "repeated_elements"])
+def test_tensor_scatter_nd_update_and_add(indices):
+    shape = (len(indices),) + ((4,) if len(indices[0]) == 1 else ())
+    check(lambda t, u: me.tensor_scatter_nd_update(t, indices, u), normal(3, 4), normal(*shape))
+    check(lambda t, u: me.tensor_scatter_nd_add(t, indices, u), normal(3, 4), normal(*shape))
+
+
+def test_segment_sums():
+    check(lambda d: me.math.unsorted_segment_sum(d, [3, -1, 0, 3], 5), normal(4, 2))
+    check(lambda d: me.math.segment_sum(d, [0, 0, 2, 2]), normal(4, 2))
 
 
 # ---- softmax and cross-entropy -------------------------------------------------------------------

@@ -47,6 +47,11 @@ SECOND_ORDER = {
     "divide_and_log": (lambda a, b: me.log(a * a + 1.0) / (b * b + 1.0), [(3,), (3,)]),
     "getitem_and_gather": (lambda x: me.exp(x[::2]) * me.gather(x, me.constant([3, 3])), [(4,)]),
     "avg_pool2d": (lambda x: me.square(me.nn.avg_pool2d(x, 2, 1, "VALID")), [(1, 3, 3, 1)]),
+    "tensor_scatter_nd_update": (lambda t, u: me.square(me.tensor_scatter_nd_update(t * t, [[1], [0], [1]], u * t[0])),
+                                 [(2, 3), (3, 3)]),
+    "tensor_scatter_nd_add": (lambda t, u: me.square(me.tensor_scatter_nd_add(t, [[1], [1]], u * t)), [(2, 3), (2, 3)]),
+    "cumprod": (lambda x: me.math.cumprod(x, axis=1, exclusive=True) * x, [(2, 4)]),
+    "top_k_and_roll": (lambda x: me.exp(me.math.top_k(me.roll(x, 1, 0), 2).values), [(3, 4)]),
 }
 
 

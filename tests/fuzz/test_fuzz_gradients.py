@@ -81,3 +81,11 @@ def test_shape_op_gradients(shape, data, seed):
     me.testing.check_gradients(lambda t: me.cumsum(t, axis, reverse=True), x)
     me.testing.check_gradients(lambda t: t[::-1] * 2.0, x)
     me.testing.check_gradients(lambda t: me.gather(t, [0, shape[axis] - 1, 0], axis=axis), x)
+    shift, counts, k = data.draw(st.integers(-5, 5)), data.draw(st.integers(0, 2)), data.draw(st.integers(0, shape[-1]))
+    begin = [data.draw(st.integers(0, n - 1)) for n in shape]
+    exclusive, reverse = data.draw(st.booleans()), data.draw(st.booleans())
+    me.testing.check_gradients(lambda t: me.roll(me.reverse(t, [axis]), shift, axis) * t, x)
+    me.testing.check_gradients(lambda t: me.repeat(t, counts, axis), x)
+    me.testing.check_gradients(lambda t: me.slice(t, begin, [-1] * len(shape)), x)
+    me.testing.check_gradients(lambda t: me.math.top_k(t, k).values, x)
+    me.testing.check_gradients(lambda t: me.math.cumprod(t, axis, exclusive, reverse), x)

@@ -148,3 +148,26 @@ def test_cumsum(path, data, exclusive, reverse):
     got = me.cumsum(me.constant(x), axis=axis, exclusive=exclusive, reverse=reverse).numpy()
     with np.errstate(over="ignore"):
         assert_same(got, want.astype(x.dtype), 0, "cumsum")
+
+
+@examples(15)
+@given(data=st.data(), exclusive=st.booleans(), reverse=st.booleans())
+def test_cumprod(path, data, exclusive, reverse):
+    dtype = data.draw(st.sampled_from(FLOATS + INTS))
+    x = data.draw(arrays(data.draw(shapes(path, min_dims=1, max_dims=2)), dtype))
+    if x.dtype.kind == "f":
+        x = np.clip(np.nan_to_num(x, nan=1.0), -3, 3).astype(x.dtype)   # finite products, as reduce_prod's test
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    wide = np.float64 if x.dtype.kind == "f" else np.int64
+    w = np.flip(x, axis) if reverse else x
+    with np.errstate(all="ignore"):
+        c = np.cumprod(w.astype(wide), axis=axis)   # in reduce_prod's accumulator type; ints wrap in it, then cast
+    if exclusive:   # each element leaves itself out: the running product up to the element before
+        c = np.concatenate([np.ones_like(np.take(c, [0], axis)), np.take(c, range(c.shape[axis] - 1), axis)], axis) \
+            if c.shape[axis] else c
+    want = (np.flip(c, axis) if reverse else c).astype(x.dtype)
+    got = me.cumprod(me.constant(x), axis=axis, exclusive=exclusive, reverse=reverse).numpy()
+    if x.dtype == np.float64:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
+    else:
+        assert_same(got, want, 1 if x.dtype.kind == "f" else 0, "cumprod")

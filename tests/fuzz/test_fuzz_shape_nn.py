@@ -170,3 +170,80 @@ def test_softmax_family(path, data):
         lse = np.log(np.exp(wide - wide.max(1, keepdims=True)).sum(1)) + wide.max(1)
         np.testing.assert_allclose(loss.astype(np.float64), lse - wide[np.arange(len(x)), labels],
                                    rtol=tol, atol=tol * 60)
+
+
+@examples(30)
+@given(data=st.data())
+def test_rearranging_array_ops(path, data):
+    """reverse, roll, slice and repeat move elements only: NumPy's np.flip, np.roll, slicing, np.repeat, exactly."""
+    dtype = data.draw(st.sampled_from(FLOATS + INTS + (np.bool_,)))
+    x = data.draw(arrays(data.draw(shapes(path, min_dims=1)), dtype))
+    t = tensor(x, data.draw(st.booleans()))
+    axes = data.draw(st.lists(st.integers(-x.ndim, x.ndim - 1), unique_by=lambda a: a % x.ndim))
+    assert_same(me.reverse(t, axes).numpy(), np.flip(x, tuple(axes)) if axes else x)
+    shifts = data.draw(st.lists(st.integers(-50, 50), min_size=1, max_size=3))
+    roll_axes = data.draw(st.lists(st.integers(-x.ndim, x.ndim - 1), min_size=len(shifts), max_size=len(shifts)))
+    assert_same(me.roll(t, shifts, roll_axes).numpy(), np.roll(x, shifts, roll_axes))
+    begin = [data.draw(st.integers(0, n)) for n in x.shape]
+    size = [data.draw(st.sampled_from([-1, n - b]) | st.integers(0, n - b)) for b, n in zip(begin, x.shape)]
+    assert_same(me.slice(t, begin, size).numpy(),
+                x[tuple(slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))])
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    counts = data.draw(st.integers(0, 3) | st.lists(st.integers(0, 3), min_size=x.shape[axis], max_size=x.shape[axis]))
+    assert_same(me.repeat(t, counts, axis).numpy(), np.repeat(x, counts, axis))
+
+
+def _descending_ties_in_index_order(row):
+    """Python's stable sort on (minus the value, index): TF's top_k order, written independently of argsort."""
+    key = (lambda i: -float(row[i])) if row.dtype.kind == "f" else (lambda i: -int(row[i]))
+    return sorted(range(len(row)), key=key)
+
+
+@examples(30)
+@given(data=st.data())
+def test_top_k_and_searchsorted(path, data):
+    dtype = data.draw(st.sampled_from(FLOATS + INTS))
+    x = data.draw(arrays(data.draw(shapes(path, min_dims=1, max_dims=2)), dtype))
+    if dtype in FLOATS:
+        x = np.nan_to_num(x).astype(dtype)          # TF leaves the place of NaN in top_k unspecified
+    k = data.draw(st.integers(0, x.shape[-1]))
+    values, indices = me.math.top_k(tensor(x, data.draw(st.booleans())), k)
+    count = int(np.prod(x.shape[:-1]))            # rows; not -1, which an empty last axis leaves ambiguous
+    rows = x.reshape(count, x.shape[-1])
+    order = np.array([_descending_ties_in_index_order(row)[:k] for row in rows], np.int32).reshape(x.shape[:-1] + (k,))
+    assert_same(indices.numpy(), order)
+    assert_same(values.numpy(), np.take_along_axis(x, order.astype(np.int64), axis=-1))
+    sequence = np.sort(x, axis=-1)
+    targets = data.draw(arrays(x.shape[:-1] + (data.draw(st.integers(0, 5)),), dtype))
+    side = data.draw(st.sampled_from(["left", "right"]))
+    want = [np.searchsorted(s, v, side=side) for s, v in zip(sequence.reshape(count, x.shape[-1]),
+                                                             targets.reshape(count, targets.shape[-1]))]
+    assert_same(me.searchsorted(sequence, targets, side=side).numpy(),
+                np.array(want, np.int32).reshape(targets.shape))
+
+
+@examples(30)
+@given(data=st.data())
+def test_tensor_scatter_and_segment_sums(path, data):
+    """Against NumPy's fancy assignment (last write kept) and np.add.at (repeats add up)."""
+    dtype = data.draw(st.sampled_from(FLOATS + INTS))
+    x = data.draw(arrays(data.draw(shapes(path, min_dims=1)), dtype))
+    k = data.draw(st.integers(1, x.ndim))
+    m = data.draw(st.integers(0, 6)) if all(x.shape[:k]) else 0
+    coords = np.array([[data.draw(st.integers(0, n - 1)) for n in x.shape[:k]] for _ in range(m)],
+                      np.int64).reshape(m, k)
+    updates = data.draw(arrays((m,) + x.shape[k:], dtype))
+    written = x.copy()
+    for row, update in zip(coords, updates):      # one at a time: the last write wins
+        written[tuple(row)] = update
+    assert_same(me.tensor_scatter_nd_update(x, coords, updates).numpy(), written)
+    added = x.copy()
+    with np.errstate(all="ignore"):
+        np.add.at(added, tuple(coords.T), updates)
+    assert_same(me.tensor_scatter_nd_add(x, coords, updates).numpy(), added)
+    num_segments = data.draw(st.integers(0, 4))
+    ids = np.array([data.draw(st.integers(-1, num_segments - 1)) for _ in range(x.shape[0])], np.int32)
+    sums = np.zeros((num_segments,) + x.shape[1:], dtype)
+    with np.errstate(all="ignore"):
+        np.add.at(sums, ids[ids >= 0], x[ids >= 0])
+    assert_same(me.math.unsorted_segment_sum(x, ids, num_segments).numpy(), sums)

@@ -114,6 +114,17 @@ def test_layout_ops():
                      me.cast(t, me.float64), me.pad(t, [[0, 0], [1, 2], [0, 1]]), t[:, 1:, ::2]), x)
 
 
+def test_array_ops_and_their_gradients_through_the_host_round_trip():
+    """Compositions make their index constants on the input's device, and the new primitives
+    (searchsorted, tensor_scatter_nd_update/add) run their CPU kernels through the round trip."""
+    check(lambda t: (me.reverse(t, [0, 1]), me.roll(t, [1, -1], [0, 1]), me.slice(t, [1, 0], [2, -1]),
+                     me.repeat(t, [2, 0, 1], axis=0), me.math.top_k(t, 2).values, me.cumprod(t, axis=1),
+                     me.tensor_scatter_nd_update(t, [[2], [0], [2]], t * 2.0),
+                     me.tensor_scatter_nd_add(t, [[1, 0]], t[0, :1]), me.math.unsorted_segment_sum(t, [1, -1, 1], 2),
+                     me.meshgrid(t[0], t[1, :2])[0], me.map_fn(me.reduce_sum, t), me.searchsorted(me.sort(t), t),
+                     me.sequence_mask([1, 3], N)), distinct(3, N))
+
+
 # ---- reductions --------------------------------------------------------------------------------
 REDUCTIONS = {"sum": me.reduce_sum, "mean": me.reduce_mean, "max": me.reduce_max, "min": me.reduce_min,
               "prod": me.reduce_prod}

@@ -109,6 +109,29 @@ def scatter_nd(indices, updates, shape):
     return out
 
 
+@register_kernel("tensor_scatter_nd_update")
+def tensor_scatter_nd_update(tensor, indices, updates):
+    """A copy of ``tensor`` with ``updates`` written at ``indices``; of a repeated index the last update wins
+    (chosen here: NumPy's own assignment order is not guaranteed)."""
+    out = np.array(tensor, order="C", copy=True)
+    k = indices.shape[-1]
+    rows = indices.reshape(-1, k)
+    if len(rows):
+        position = np.ravel_multi_index(tuple(rows.T), tensor.shape[:k])
+        _, from_end = np.unique(position[::-1], return_index=True)    # each position's last writer
+        last = len(rows) - 1 - from_end
+        out[tuple(rows[last].T)] = updates.reshape((len(rows),) + tensor.shape[k:])[last]
+    return out
+
+
+@register_kernel("tensor_scatter_nd_add")
+def tensor_scatter_nd_add(tensor, indices, updates):
+    """A copy of ``tensor`` with ``updates`` added at ``indices``, in order (np.add.at adds repeats one by one)."""
+    out = np.array(tensor, order="C", copy=True)
+    np.add.at(out, _coordinates(indices), updates)
+    return out
+
+
 @register_kernel("take_along_axis")
 def take_along_axis(x, indices, axis):
     return np.take_along_axis(x, indices, axis=axis)
@@ -126,8 +149,24 @@ def put_along_axis(dy, indices, axis, shape):
 
 @register_kernel("argsort")
 def argsort(x, axis, descending):
-    order = np.argsort(x, axis=axis, kind="stable")
-    return np.ascontiguousarray(np.flip(order, axis=axis) if descending else order).astype(np.int32)
+    """Stable in both directions, as TF: equal values keep their order (the lower index first)."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable").astype(np.int32)
+    # A stable ascending sort of x reversed, read backwards, is descending with ties in index order.
+    backwards = np.flip(np.argsort(np.flip(x, axis=axis), axis=axis, kind="stable"), axis=axis)
+    return np.ascontiguousarray(x.shape[axis] - 1 - backwards).astype(np.int32)
+
+
+@register_kernel("searchsorted")
+def searchsorted(sorted_sequence, values, side, out_type):
+    """np.searchsorted row by row: the rows are the leading axes the two arrays share."""
+    count = int(np.prod(values.shape[:-1]))      # not -1: an empty axis leaves it ambiguous
+    rows = sorted_sequence.reshape(count, sorted_sequence.shape[-1])
+    wanted = values.reshape(count, values.shape[-1])
+    out = np.empty(wanted.shape, out_type.np_dtype)
+    for row, (sequence, targets) in enumerate(zip(rows, wanted)):
+        out[row] = np.searchsorted(sequence, targets, side=side)
+    return out.reshape(values.shape)
 
 
 @register_kernel("unique")
