@@ -121,7 +121,10 @@ def operands(op_name, *values):
             return _tensor_on(np.array(a, b._dtype.np_dtype), b._device), b
     anchor = next((v for v in values if isinstance(v, Tensor)), None)
     if anchor is None:      # no tensor: the first value decides (me.add(1, 2.5) raises, as tf.add does)
-        anchor = convert_to_tensor(values[0])
+        try:
+            anchor = convert_to_tensor(values[0])
+        except InvalidArgumentError as err:   # the same teaching error, naming the op that was called
+            raise type(err)(f"{op_name}: {str(err).removeprefix('constant: ')}") from None
         values = (anchor,) + values[1:]
     dtype, device = anchor._dtype, anchor._device
     tensors = [v if isinstance(v, Tensor) else _convert_like(v, dtype, device, op_name, i)

@@ -287,3 +287,11 @@ def test_comparison_with_a_python_number_is_elementwise():
     assert bool(me.constant(0) <= 0) and bool(me.constant(0) >= 0)
     assert_tensor(me.constant([1, 2, 3]) == 2, [False, True, False], dtype=me.bool)
     assert_tensor(me.constant([1, 2, 3]) != me.constant([1, 0, 3]), [False, True, False])
+
+
+def test_a_python_value_that_fits_no_dtype_is_named_by_the_op_it_was_given_to():
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"^add: the value 9223372036854775808 does not fit in "
+                                                             r"int64 .*Use a float dtype"):
+        me.add(2**63, 1)
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"^add_n: 10{30} holds integers outside int64's range"):
+        me.add_n([10**30])
