@@ -38,7 +38,8 @@ def test_a_traced_training_step_on_the_gpu_takes_the_eager_steps():
     y = RNG.standard_normal((scale(8, 256), 1)).astype(np.float32)
     start = [RNG.standard_normal(shape).astype(np.float32) * 0.5 for shape in [(5, 4), (4,), (4, 1), (1,)]]
     weights = {}
-    for device, traced in [("/gpu:0", True), ("/gpu:0", False), ("/cpu:0", True)]:
+    # (the eager CPU step equals the traced one: tests/graph; the simulator makes every GPU step slow)
+    for device, traced in [("/gpu:0", True), ("/cpu:0", False)]:
         with me.device(device):
             model = me.keras.Sequential([me.keras.layers.Dense(4, activation="relu"), me.keras.layers.Dense(1)])
             model.build((None, 5))
@@ -53,13 +54,13 @@ def test_a_traced_training_step_on_the_gpu_takes_the_eager_steps():
             return loss
 
         run = me.function(step) if traced else step
-        losses = [run() for _ in range(4)]
+        losses = [run() for _ in range(3)]
         assert all(loss.device == device for loss in losses)
         assert all(v.device == device for v in model.variables)
         weights[(device, traced)] = [v.numpy() for v in model.variables]
-    for a, b, c in zip(*weights.values()):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+    for gpu, cpu, first in zip(*weights.values(), start):
+        assert not np.array_equal(cpu, first)                 # the steps moved every weight
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
 
 
 def test_gradients_of_a_traced_function_on_the_gpu_stay_on_the_gpu():
