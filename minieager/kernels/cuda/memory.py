@@ -10,6 +10,7 @@ here and every kernel of a "/gpu:i" tensor (``kernels/cuda/__init__.py``) runs i
 array is made, used and read on the GPU that holds it. GPU 0's context is numba's default, current
 whenever no other block is, so GPU 0 needs no block.
 """
+import contextlib
 import math
 
 import numpy as np
@@ -44,8 +45,9 @@ if config.ENABLE_CUDASIM:   # tests/gpu run under the simulator, in a process of
 
 
 def on_gpu(index):
-    """``with on_gpu(i):`` makes GPU ``i``'s CUDA context the current one for the block."""
-    return cuda.gpus[index]
+    """``with on_gpu(i):`` makes GPU ``i``'s CUDA context the current one for the block (nothing to
+    do for GPU 0, numba's default, or None: the context current now)."""
+    return cuda.gpus[index] if index else contextlib.nullcontext()
 
 
 def gpu_index(array):
@@ -58,17 +60,12 @@ def gpu_index(array):
 def copy_to_device(array, index=None):
     """A new device array holding the host ``array``: on GPU ``index``, or, inside a kernel (index
     None), on the GPU whose context is current (GPU 0's unless a kernel of another runs)."""
-    if not index:
-        return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
     with on_gpu(index):
-        return cuda.to_device(np.asarray(array, order="C"))
+        return cuda.to_device(np.asarray(array, order="C"))   # (np.ascontiguousarray would make a 0-d array 1-d)
 
 
 def copy_to_host(array):
-    index = gpu_index(array)
-    if index == 0:
-        return array.copy_to_host()
-    with on_gpu(index):
+    with on_gpu(gpu_index(array)):
         return array.copy_to_host()
 
 
