@@ -7,12 +7,12 @@
 The public names mirror TensorFlow's eager API (``tf.`` becomes ``me.``). See
 docs/architecture.md for how the pieces fit together.
 """
-from . import config as config
+from . import machine
 
-config.configure_environment()   # thread counts and numba's cache folder, before numba is imported
+machine.configure_environment()   # thread counts and numba's cache folder, before numba is imported
 
 from . import kernels as _kernels  # noqa: E402,F401  (registers the CPU kernels; compiles nothing)
-from .engine import errors  # noqa: E402,F401
+from . import errors  # noqa: E402,F401
 from .engine.device import device  # noqa: E402,F401
 from .engine.dtypes import (  # noqa: E402,F401
     DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, uint8)
@@ -31,7 +31,6 @@ from .ops.indexing import boolean_mask, gather, newaxis, one_hot  # noqa: E402,F
 from .ops.indexing import IndexedSlices, gather_nd, scatter_nd  # noqa: E402,F401
 from .ops.sorting import argsort, sort, unique  # noqa: E402,F401
 from .ops.linalg import einsum  # noqa: E402,F401
-from .ops.creation import get_static_value  # noqa: E402,F401
 from .engine.scope import name_scope  # noqa: E402,F401
 from .ops.linalg import matmul, norm, tensordot  # noqa: E402,F401
 from .ops.nn import avg_pool2d, conv2d, log_softmax, max_pool2d, softmax  # noqa: E402,F401
@@ -57,7 +56,7 @@ from .autodiff.functional import (  # noqa: E402,F401
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
-from . import test  # noqa: E402,F401
+from . import config, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401
@@ -65,10 +64,12 @@ from . import keras  # noqa: E402,F401
 from . import data, summary, train  # noqa: E402,F401
 from .data import datasets  # noqa: E402,F401
 from .train import Checkpoint  # noqa: E402,F401
-from .graph.function import ConcreteFunction, Function, TensorSpec, function  # noqa: E402,F401
+from .engine.spec import TensorSpec  # noqa: E402,F401
+from .graph.function import ConcreteFunction, Function, function  # noqa: E402,F401
 from .graph.control_flow import cond, while_loop  # noqa: E402,F401
 from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
 from .graph import compat  # noqa: E402,F401
+from .graph.symbolic import get_static_value  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.
 random_normal, random_uniform = random.normal, random.uniform
@@ -83,6 +84,16 @@ def executing_eagerly():
 
 def enable_eager_execution(*args, **kwargs):
     """Accepted so the guide's code runs unchanged; eager execution is always on."""
+
+
+def _tape_debugger(tape, **options):
+    """A TapeDebugger widget that draws this tape live (needs Jupyter): ``me.widgets.TapeDebugger(tape)``."""
+    from .widgets import TapeDebugger   # on first use: `import minieager` imports no Jupyter package
+    return TapeDebugger(tape, **options)
+
+
+# The widgets sit above every other layer, so the tape's shortcut to them is installed from here.
+GradientTape.debugger = _tape_debugger
 
 
 def __getattr__(name):

@@ -1,16 +1,18 @@
-"""Runtime configuration: thread counts, reuse of temporaries, physical devices and numba's kernel cache.
+"""``me.config``, modelled on ``tf.config``: threads, reuse of temporaries, physical devices, and
+whether ``me.function`` runs eagerly.
 
-`me.config` is modelled on `tf.config`. This module imports nothing heavy at import time:
-numba and threadpoolctl are imported only inside the functions that need them, because
-`configure_environment()` must run *before* numba is first imported (numba reads
-NUMBA_NUM_THREADS and NUMBA_CACHE_DIR once, on import).
+The machine's facts and the thread settings live in ``minieager/machine.py``, the bottom layer
+that the kernels and the engine read; this facade sits on top of every layer, so it may reach
+the engine's temporaries and graph mode's switch directly.
 """
-import ctypes
-import functools
-import math
-import os
 import sys
 from dataclasses import dataclass
+
+from .engine import temporaries
+from .graph import function as _function
+from .machine import (  # noqa: F401  (me.config's names for the machine's facts)
+    available_cpus, cgroup_cpu_limit, configure_environment, default_num_threads, get_num_threads,
+    keep_freed_memory, num_gpus, numba_cache_dir, set_num_threads)
 
 __all__ = [
     "PhysicalDevice",
@@ -30,208 +32,11 @@ __all__ = [
     "functions_run_eagerly",
 ]
 
-_THREADS_ENV = "MINIEAGER_NUM_THREADS"
-# Set before NumPy loads its BLAS so that its thread pool starts at the right size.
-_BLAS_THREAD_ENVS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-_num_threads = None   # set by set_num_threads(); None means "the default"
-_blas_limits = None   # the live threadpoolctl limiter; dropping it would restore BLAS's own count
-
-
-# ----------------------------------------------------------------------------- CPUs
-
-def _read_words(path):
-    try:
-        with open(path) as f:
-            return f.read().split()
-    except OSError:
-        return []
-
-
-def _ratio(quota, period):
-    """quota / period in CPUs, or None for "no quota" ("max", -1) or an unreadable value."""
-    try:
-        quota, period = int(quota), int(period)
-    except ValueError:
-        return None
-    return quota / period if quota > 0 and period > 0 else None
-
-
-def _own_cgroup_paths(proc_self_cgroup):
-    """This process's cgroup paths from /proc/self/cgroup, keyed by controller list."""
-    paths = {}
-    try:
-        with open(proc_self_cgroup) as f:
-            for line in f:
-                _, controllers, path = line.rstrip("\n").split(":", 2)
-                paths[controllers] = path
-    except (OSError, ValueError):
-        pass
-    return paths
-
-
-def _self_and_parents(root, relpath):
-    """root/relpath, then each parent up to root: a limit on any ancestor also applies."""
-    parts = [p for p in relpath.split("/") if p]
-    for i in range(len(parts), -1, -1):
-        yield os.path.join(root, *parts[:i])
-
-
-def cgroup_cpu_limit(root="/sys/fs/cgroup", proc_self_cgroup="/proc/self/cgroup"):
-    """CPUs granted by the cgroup CPU quota (e.g. 1.5), or None when there is no quota.
-
-    cgroup v2 writes "QUOTA PERIOD" (or "max PERIOD") in cpu.max; cgroup v1 has
-    cpu.cfs_quota_us (-1 for none) and cpu.cfs_period_us in the cpu controller's folder.
-    Containers usually see their own cgroup at `root`; on a host the process's cgroup is
-    looked up in /proc/self/cgroup. The smallest quota among its ancestors wins.
-    """
-    own = _own_cgroup_paths(proc_self_cgroup)
-    limits = []
-    for d in _self_and_parents(root, own.get("", "/")):                     # v2
-        words = _read_words(os.path.join(d, "cpu.max"))
-        if len(words) == 2:
-            limits.append(_ratio(*words))
-    v1_path = next((p for c, p in own.items() if "cpu" in c.split(",")), "/")
-    for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):                     # v1
-        for d in _self_and_parents(os.path.join(root, mount), v1_path):
-            quota = _read_words(os.path.join(d, "cpu.cfs_quota_us"))
-            period = _read_words(os.path.join(d, "cpu.cfs_period_us"))
-            if quota and period:
-                limits.append(_ratio(quota[0], period[0]))
-    limits = [x for x in limits if x is not None]
-    return min(limits) if limits else None
-
-
-def available_cpus(cgroup_root="/sys/fs/cgroup", proc_self_cgroup="/proc/self/cgroup"):
-    """CPUs this process may really use: its affinity mask, capped by the cgroup quota.
-
-    os.cpu_count() alone reports the host's cores, which in a Binder or CI container can be
-    ten times what the container may use; that many busy threads thrash.
-    """
-    if hasattr(os, "sched_getaffinity"):
-        cpus = len(os.sched_getaffinity(0))
-    else:  # macOS and Windows have no affinity call
-        cpus = os.cpu_count() or 1
-    limit = cgroup_cpu_limit(cgroup_root, proc_self_cgroup)
-    if limit is not None:
-        cpus = min(cpus, math.ceil(limit))
-    return max(1, cpus)
-
-
-def default_num_threads():
-    """MINIEAGER_NUM_THREADS if set, otherwise available_cpus()."""
-    value = os.environ.get(_THREADS_ENV)
-    if value is None:
-        return available_cpus()
-    if not value.strip().isdigit() or int(value) < 1:
-        raise ValueError(f"{_THREADS_ENV} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-# ----------------------------------------------------------------------------- environment
-
-def numba_cache_dir(package_dir=None):
-    """Where numba should cache compiled kernels, or None to keep numba's default.
-
-    numba's default is a __pycache__ folder beside each kernel module. When the package
-    folder is read-only (a site-packages install owned by someone else, some Binder images)
-    kernels go to ~/.cache/minieager/numba instead. An explicit NUMBA_CACHE_DIR always wins.
-    """
-    package_dir = package_dir or os.path.dirname(os.path.abspath(__file__))
-    if os.environ.get("NUMBA_CACHE_DIR") or os.access(package_dir, os.W_OK):
-        return None
-    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache_home, "minieager", "numba")
-
-
-def configure_environment():
-    """Set the environment variables numba and the BLAS read when they load.
-
-    Called first thing by `minieager/__init__.py`, before numba or NumPy is imported. It only
-    reads a few small files and sets variables; variables the user already set are kept.
-    """
-    threads = str(default_num_threads())
-    if "numba" not in sys.modules:  # numba sizes its thread pool once, on import
-        os.environ.setdefault("NUMBA_NUM_THREADS", threads)
-    for name in _BLAS_THREAD_ENVS:
-        os.environ.setdefault(name, threads)
-    # numba's OpenMP threads busy-wait after each parallel loop, by default long enough to steal
-    # the cores NumPy's BLAS needs next: on 2 cores a numba loop followed by a (300, 300) matmul
-    # took 14 ms instead of 0.6 ms. A short spin keeps back-to-back launches at ~2 us (against
-    # ~40 us with OMP_WAIT_POLICY=passive) and frees the cores soon after. libgomp reads it when
-    # numba starts its thread pool.
-    os.environ.setdefault("GOMP_SPINCOUNT", "1000")
-    cache_dir = numba_cache_dir()
-    if cache_dir is not None:
-        os.environ["NUMBA_CACHE_DIR"] = cache_dir
-    keep_freed_memory()
-
-
-def keep_freed_memory():
-    """Ask glibc's malloc to keep freed memory for reuse instead of returning it to the OS at once.
-
-    glibc hands big freed blocks back to the OS (unmapping them, or trimming the heap), so the
-    next allocation of the same size starts from fresh pages, each one a page fault when first
-    touched, and zeroed by the kernel. A training step frees and re-allocates the same large
-    buffers every time: the guide's CNN paid ~1350 page faults per step for its 10 MB patch
-    matrices, about a third of its CPU time, and ``tanh(x * w + b) * 0.5 + x`` on 1e7 elements
-    (40 MB per result) paid 2,840 faults and ~30 ms of kernel time per call, more than the
-    arithmetic. So every block comes from the heap, never from a mmap of its own (glibc can only
-    raise its mmap threshold to 32 MiB, so mmap is switched off instead), and up to 256 MiB of
-    free heap is kept before trimming. Returns True where it applied (Linux with glibc).
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt   # the C library this process already uses
-    except (OSError, AttributeError):         # not glibc (musl, for one, has no mallopt)
-        return False
-    m_trim_threshold, m_mmap_max = -1, -4     # glibc's <malloc.h> constants
-    return bool(mallopt(m_mmap_max, 0)) and bool(mallopt(m_trim_threshold, 256 << 20))
-
-
-# ----------------------------------------------------------------------------- threads
-
-def _numba_pool_size():
-    """How many threads numba's pool has, or will have: it reads NUMBA_NUM_THREADS when imported."""
-    if "numba" in sys.modules:
-        return sys.modules["numba"].config.NUMBA_NUM_THREADS
-    return int(os.environ.get("NUMBA_NUM_THREADS") or default_num_threads())
-
-
-def get_num_threads():
-    """The number of threads minieager's kernels (numba and the BLAS) use."""
-    if _num_threads is not None:
-        return _num_threads
-    return min(default_num_threads(), _numba_pool_size())
-
-
-def set_num_threads(n):
-    """Use `n` threads in numba kernels over large arrays and in the BLAS behind NumPy.
-
-    Kernels over small arrays always run on one thread (see kernels/cpu/threads.py, which sets
-    numba's count per call). numba can only use threads its pool was started with: `n` may not
-    exceed numba.config.NUMBA_NUM_THREADS (set MINIEAGER_NUM_THREADS before importing minieager
-    to change the pool).
-    """
-    global _num_threads, _blas_limits
-    from threadpoolctl import threadpool_limits
-
-    n = int(n)
-    pool = _numba_pool_size()
-    if not 1 <= n <= pool:
-        raise ValueError(f"num_threads must be between 1 and numba's pool size {pool}, got {n}")
-    if _blas_limits is not None:
-        _blas_limits.restore_original_limits()
-    _blas_limits = threadpool_limits(limits=n)
-    _num_threads = n
-
 
 # ----------------------------------------------------------------------------- temporaries
 
 def get_reuse_temporaries():
     """Whether ops may write their result over a temporary operand (see engine/temporaries.py)."""
-    from .engine import temporaries
     return temporaries.enabled
 
 
@@ -242,7 +47,6 @@ def set_reuse_temporaries(enabled):
     off to measure what it saves, or when NumPy arrays of dtype object hold tensors (the one case
     it cannot recognise; see engine/temporaries.py).
     """
-    from .engine import temporaries
     if enabled and not temporaries.SUPPORTED:
         raise ValueError(
             f"set_reuse_temporaries: reusing temporaries needs CPython 3.11 to 3.13 with the GIL, "
@@ -260,29 +64,10 @@ class PhysicalDevice:
     device_type: str
 
 
-def num_gpus():
-    """How many GPUs minieager can run ops on: the CUDA GPUs numba can see (one under numba's
-    CUDA simulator, ``NUMBA_ENABLE_CUDASIM=1``), 0 without the ``cuda`` extra, a driver or a GPU.
-
-    The first call imports numba.cuda (``import minieager`` never does); the answer is cached.
-    """
-    return _cuda_gpu_count()
-
-
-@functools.lru_cache(maxsize=None)
-def _cuda_gpu_count():
-    """How many CUDA GPUs numba can see (0 without numba.cuda, a driver or a GPU). Cached."""
-    try:
-        from numba import cuda
-        return len(cuda.gpus) if cuda.is_available() else 0
-    except Exception:  # a missing or broken CUDA install means "no GPU", never an error
-        return 0
-
-
 def list_physical_devices(device_type=None):
     """The CPU and any GPUs, optionally only those of `device_type` ("CPU" or "GPU")."""
     devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
-    devices += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(_cuda_gpu_count())]
+    devices += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(num_gpus())]
     if device_type is None:
         return devices
     return [d for d in devices if d.device_type == device_type.upper()]
@@ -290,11 +75,9 @@ def list_physical_devices(device_type=None):
 
 def run_functions_eagerly(run_eagerly):
     """``me.function``s call their Python function directly, without tracing (for debugging)."""
-    from .graph.function import run_functions_eagerly as switch
-    switch(run_eagerly)
+    _function.run_functions_eagerly(run_eagerly)
 
 
 def functions_run_eagerly():
     """Whether ``run_functions_eagerly(True)`` is in force."""
-    from .graph.function import functions_run_eagerly as get
-    return get()
+    return _function.functions_run_eagerly()

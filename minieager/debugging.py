@@ -2,7 +2,7 @@
 import numpy as np
 
 from .engine import recording
-from .engine.errors import InvalidArgumentError
+from .errors import InvalidArgumentError
 from .ops.creation import convert_to_tensor
 from .ops.shape import identity
 

@@ -18,6 +18,8 @@ import os
 import sys
 import time
 
+from . import machine
+
 # Sizes: above threads.PARALLEL_SIZE, so even one-ufunc ops (add, tanh) run their numba loop.
 _N = 1 << 20
 _SIDE = 1024
@@ -135,9 +137,8 @@ def run_task(index, dtype=None):
 
 
 def cache_location():
-    """Where numba keeps minieager's compiled loops (see config.numba_cache_dir)."""
-    from . import config
-    explicit = os.environ.get("NUMBA_CACHE_DIR") or config.numba_cache_dir()
+    """Where numba keeps minieager's compiled loops (see machine.numba_cache_dir)."""
+    explicit = os.environ.get("NUMBA_CACHE_DIR") or machine.numba_cache_dir()
     if explicit:
         return explicit
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", "cpu", "loops", "__pycache__")
@@ -151,8 +152,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     from tqdm.auto import tqdm
-    from . import config
-    workers = max(1, min(args.workers or config.available_cpus(), len(TASKS)))
+    workers = max(1, min(args.workers or machine.available_cpus(), len(TASKS)))
     print(f"Compiling minieager's CPU loops into numba's cache ({len(TASKS)} tasks, {workers} processes)")
     print(f"cache: {cache_location()}")
     start = time.perf_counter()

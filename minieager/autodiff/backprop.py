@@ -6,26 +6,9 @@ Walking the records newest-first guarantees that when we reach the op that produ
 every op that consumed it has already sent its share, so that gradient is complete: we use it
 once and drop it, which keeps memory flat.
 """
-from ..engine.errors import InvalidArgumentError
-from ..ops import creation, elementwise, reductions, shape as shape_ops
-
-
-def unbroadcast(grad, shape):
-    """Sum ``grad`` down to ``shape``: the one place that undoes broadcasting in the forward pass.
-
-    ``(3, 1) + (4,)`` broadcast to ``(3, 4)``; the gradient of each input is the sum of the
-    output gradient over the axes that input was stretched along.
-    """
-    grad_shape = grad._value.shape
-    if grad_shape == shape:
-        return grad
-    extra = len(grad_shape) - len(shape)
-    if extra:   # leading axes the input did not have: summed away (no keepdims, so no reshape after)
-        grad = reductions.reduce_sum(grad, axis=tuple(range(extra)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i + extra] != 1)
-    if stretched:
-        grad = reductions.reduce_sum(grad, axis=stretched, keepdims=True)
-    return grad if grad._value.shape == shape else shape_ops.reshape(grad, shape)
+from ..errors import InvalidArgumentError
+from ..ops import creation, elementwise
+from ..ops.reductions import unbroadcast
 
 
 def _check_versions(op, variable_versions):

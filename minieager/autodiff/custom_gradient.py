@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import nest
 from ..engine import recording
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor, wrap
 from ..ops.creation import convert_to_tensor, zeros_like

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from .. import nest
 from ..engine import recording
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.scope import open_scopes
 from ..engine.tensor import Tensor
 from ..ops.creation import zeros_like
@@ -133,10 +133,8 @@ class GradientTape:
         """The recorded ops, oldest first (a list of TapeRecord): the tape's introspection API."""
         return [TapeRecord(*entry, index) for index, entry in enumerate(self._records)]
 
-    def debugger(self, **options):
-        """A TapeDebugger widget that draws this tape live (needs Jupyter)."""
-        from ..widgets import TapeDebugger
-        return TapeDebugger(self, **options)
+    # ``tape.debugger()``, the tape debugger widget, is installed by minieager/__init__.py: the widgets
+    # sit above every other layer, so the tape does not import them.
 
     # ---- recording (called by every op while the tape is open) ------------------------------
     def _observe(self, op, inputs, outputs, attrs):

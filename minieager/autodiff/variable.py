@@ -18,9 +18,11 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import CPU, to_device, to_host
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
+from ..engine.op import EffectOp
 from ..engine.recording import outside_traces, tracers
 from ..engine.tensor import Tensor, _new_object, _next_id, wrap
+from ..kernels.registry import register_kernel
 from ..ops._operands import _convert_like
 from ..ops.creation import convert_to_tensor
 from ..ops.elementwise import add, subtract
@@ -145,26 +147,25 @@ class Variable(Tensor):
         self._version += 1
         return self if read_value else None
 
+    def _current(self):
+        """The value an update starts from. Eagerly, a plain tensor (an update is not an op on the
+        variable for tapes to record); while me.function traces, what the graph reads at this point."""
+        return tracers[-1].read(self) if tracers else self._snapshot()
+
     def assign(self, value, read_value=True):
         """Replace the value (same dtype and shape). Returns the variable (None with read_value=False)."""
-        if tracers:      # inside me.function: an assign node of the graph (minieager/graph/effects.py)
-            _trace_assign(self, value, "assign")
-            return self if read_value else None
-        return self._set(self._checked(value, "assign")._value, read_value)
+        assign_variable(self._checked(value, "assign"), variable=self)
+        return self if read_value else None
 
     def assign_add(self, delta, read_value=True):
         """``v.assign(v + delta)``, delta of the variable's dtype and shape."""
-        if tracers:
-            _trace_assign(self, delta, "assign_add")
-            return self if read_value else None
-        return self._set(add(self._snapshot(), self._checked(delta, "assign_add"))._value, read_value)
+        assign_variable(add(self._current(), self._checked(delta, "assign_add")), variable=self)
+        return self if read_value else None
 
     def assign_sub(self, delta, read_value=True):
         """``v.assign(v - delta)``, delta of the variable's dtype and shape."""
-        if tracers:
-            _trace_assign(self, delta, "assign_sub")
-            return self if read_value else None
-        return self._set(subtract(self._snapshot(), self._checked(delta, "assign_sub"))._value, read_value)
+        assign_variable(subtract(self._current(), self._checked(delta, "assign_sub")), variable=self)
+        return self if read_value else None
 
     # ---- changing part of the value -------------------------------------------------------
     def __getitem__(self, index):
@@ -245,6 +246,18 @@ class VariableSlice(Tensor):
         return variable._set(variable._assign_at(self._index, value, "assign"), read_value)
 
 
-def _trace_assign(variable, value, method):
-    from ..graph.effects import trace_assign
-    return trace_assign(tracers[-1], variable, value, method)
+# ---- the one door every whole-value update goes through ----------------------------------------
+@register_kernel("assign_variable")
+def _assign_kernel(value, variable):
+    variable._set(to_device(value, variable._device))   # in a graph run on a GPU: from a host copy
+    return value
+
+
+def _assigned(tracer, attrs, outputs):
+    variable = attrs["variable"]
+    tracer._reads[variable._id] = (variable, outputs[0])   # later reads see the assigned value
+
+
+# ``variable := value``: eagerly it runs at once; inside me.function it is a node of the graph.
+assign_variable = EffectOp("assign_variable", ("value",), "variable := value",
+                           stand_in=lambda values, variable: (values[0],), traced=_assigned)

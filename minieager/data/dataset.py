@@ -20,7 +20,7 @@ import numpy as np
 from .. import nest
 from ..engine import dtypes
 from ..engine.device import current_device
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, place
 from ..ops import random as _random
 from ..ops.creation import constant

@@ -16,7 +16,7 @@ from .. import nest
 from ..autodiff.backprop import backward
 from ..autodiff.variable import Variable
 from ..engine import recording
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from . import layout as layout_mod
 from .names import name_of

@@ -8,9 +8,9 @@ only two ways an array crosses between them; without a GPU, asking for one raise
 import contextlib
 import re
 
-import numpy as np
-
-from .errors import InvalidArgumentError, NotFoundError
+from .. import machine
+from ..errors import InvalidArgumentError, NotFoundError
+from ..kernels.arrays import is_host_array
 
 CPU = "/cpu:0"
 _DEVICE_RE = re.compile(r"^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?(cpu|gpu)(?::(\d+))?$",
@@ -41,8 +41,7 @@ def check_available(name):
         if name != CPU:
             raise NotFoundError(f"Device {name} does not exist: minieager has one CPU device, '/cpu:0'.")
         return
-    from ..config import num_gpus   # config probes numba.cuda lazily
-    index, count = int(name.split(":")[1]), num_gpus()
+    index, count = int(name.split(":")[1]), machine.num_gpus()   # probes numba.cuda, once
     if index >= count:
         found = "no GPU was found" if count == 0 else f"only {count} GPU(s) were found"
         raise NotFoundError(
@@ -64,11 +63,6 @@ def device(name):
         yield name
     finally:
         _device_stack.pop()
-
-
-def is_host_array(array):
-    """Whether ``array`` lives in host memory (a NumPy array or scalar), not on a GPU."""
-    return isinstance(array, (np.ndarray, np.generic))
 
 
 def to_host(array):

@@ -14,7 +14,7 @@ int64's range).
 """
 import numpy as np
 
-from .errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 
 class DType:

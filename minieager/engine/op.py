@@ -9,10 +9,11 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..kernels.registry import get_kernel
 from . import recording
+from .device import CPU
 from .recording import observers, tracers   # lists that are only ever mutated, so these names stay valid
-from .errors import InvalidArgumentError
 from .tensor import wrap
 
 NO_ATTRS = MappingProxyType({})   # the attrs of every attribute-less call: one shared, read-only mapping
@@ -129,6 +130,38 @@ class Op:
 
     def __repr__(self):
         return f"<Op {self.name}: {self.formula}>"
+
+
+class EffectOp(Op):
+    """An Op that changes the world instead of computing a value from its inputs: assigning a
+    variable, an optimizer's update, ``me.print``, ``me.py_function``, drawing random numbers.
+
+    Such a call must happen every time a graph runs, in program order, and never be folded,
+    merged or removed. Called eagerly, it runs its kernel (registered like every other) at once.
+    While ``me.function`` traces, it goes through the same door as every op, to the tracer, which
+    records it without running it: ``stand_in(input stand-ins, **attrs)`` says what it will
+    return (one array per output), ``traced(tracer, attrs, outputs)`` what it changes (an
+    assignment is what later reads of that variable see). Not differentiable.
+    """
+
+    __slots__ = ("stand_in", "traced")
+    effect = True
+
+    def __init__(self, name, inputs, formula, stand_in, traced, num_outputs=1):
+        super().__init__(name, inputs, formula, num_outputs=num_outputs)
+        self.stand_in = stand_in     # stand_in(input stand-ins, **attrs) -> one result per output
+        self.traced = traced         # traced(tracer, attrs, outputs): what the effect changes
+
+    def __call__(self, *inputs, **attrs):
+        if tracers:
+            return tracers[-1].effect(self, inputs, attrs)
+        kernel = self._kernels.get(CPU) or self._load_kernel(CPU)
+        result = kernel(*[t._value for t in inputs], **attrs)
+        if result is None:
+            return None
+        if self.num_outputs == 1:
+            return wrap(result)
+        return tuple(wrap(r) for r in result)
 
 
 def _check_numerics(name, outputs):

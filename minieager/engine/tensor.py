@@ -4,15 +4,17 @@ In eager execution an op runs as soon as it is called and returns a Tensor holdi
 result. A Tensor is a thin wrapper: a NumPy array (``_value``), the device it lives on,
 and a stable id (a counter, so the tape debugger can name tensors the same way on every
 run). All arithmetic goes through the ops in ``minieager/ops``, which is where gradients
-are recorded; the operators below (``+``, ``@``, ``[]`` ...) only forward to them.
+are recorded; the operators (``+``, ``@``, ``[]`` ...) are installed onto the class from there
+(``ops/operators.py``), so this module knows no op.
 """
 import itertools
 
 import numpy as np
 
 from . import dtypes
-from .device import CPU, is_host_array, to_device, to_host
-from .errors import InvalidArgumentError
+from .convert import checked_array
+from .device import CPU, current_device, is_host_array, to_device, to_host
+from ..errors import InvalidArgumentError
 
 _next_id = itertools.count().__next__
 _new_object = object.__new__
@@ -63,9 +65,9 @@ class Tensor:
     __array_priority__ = 100
 
     def __init__(self, value, dtype=None):
-        from ..ops.creation import constant   # the public way in: validates and converts
-        t = constant(value, dtype=dtype)
-        self._value, self._dtype, self._device, self._id = t._value, t._dtype, t._device, _next_id()
+        """``me.Tensor(value, dtype)``: the tensor ``me.constant(value, dtype)`` makes."""
+        t = place(np.asarray(checked_array(value, dtype, "constant"), order="C"), current_device())
+        self._value, self._dtype, self._device, self._id = t._value, t._dtype, t._device, t._id
 
     # ---- what a tensor is -------------------------------------------------------------
     @property
@@ -109,20 +111,6 @@ class Tensor:
         view = self._host().view()
         view.flags.writeable = False   # np.asarray(t)[0] = 1 must not change an immutable tensor
         return view if dtype is None else view.astype(dtype)
-
-    def cpu(self):
-        """This tensor's value on the CPU (the tensor itself if it is there already).
-
-        A copy that a GradientTape records, as any op: gradients flow back to this tensor's device.
-        """
-        return self if self._device == CPU else _shape.copy_to_device(self, CPU)
-
-    def gpu(self, index=0):
-        """This tensor's value on GPU ``index`` (itself if it is there already); recorded as ``cpu()`` is."""
-        from .device import check_available
-        name = f"/gpu:{int(index)}"
-        check_available(name)
-        return _shape.copy_to_device(self, name)
 
     # ---- printing ---------------------------------------------------------------------
     def _numpy_text(self, is_repr):
@@ -177,85 +165,5 @@ class Tensor:
 
     __hash__ = object.__hash__   # hashable by identity, even though == is elementwise
 
-    # ---- operators: each one is an op (see minieager/ops) ---------------------------------
-    def __getitem__(self, index):
-        return _indexing.getitem(self, index)
-
-    # + - * / // % ** and their reflected forms: bound to the op functions at the end of this
-    # file, straight, with no method in between (an operator on small tensors is all overhead).
-
-    def __matmul__(self, other):
-        return _linalg.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _linalg.matmul(other, self)
-
-    def __neg__(self):
-        return _ew.negative(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _ew.abs(self)
-
-    def __invert__(self):
-        return _ew.logical_not(self)
-
-    def __and__(self, other):
-        return _ew.logical_and(self, other)
-
-    def __rand__(self, other):
-        return _ew.logical_and(other, self)
-
-    def __or__(self, other):
-        return _ew.logical_or(self, other)
-
-    def __ror__(self, other):
-        return _ew.logical_or(other, self)
-
-    def __xor__(self, other):
-        return _ew.logical_xor(self, other)
-
-    def __rxor__(self, other):
-        return _ew.logical_xor(other, self)
-
-    def __eq__(self, other):
-        if other is None:          # as in TensorFlow: `t == None` is False, not an elementwise op
-            return False
-        return _ew.equal(self, other)
-
-    def __ne__(self, other):
-        if other is None:
-            return True
-        return _ew.not_equal(self, other)
-
-    def __lt__(self, other):
-        return _ew.less(self, other)
-
-    def __le__(self, other):
-        return _ew.less_equal(self, other)
-
-    def __gt__(self, other):
-        return _ew.greater(self, other)
-
-    def __ge__(self, other):
-        return _ew.greater_equal(self, other)
-
-
-# The ops need the Tensor class, so they are imported after it is defined.
-from ..ops import elementwise as _ew, indexing as _indexing, linalg as _linalg, shape as _shape  # noqa: E402
-
-
-def _reflected(name, op):
-    """``other <op> tensor`` for Python numbers and arrays on the left: ``op(other, tensor)``."""
-    def method(self, other):
-        return op(other, self)
-    method.__name__ = method.__qualname__ = f"__r{name}__"
-    return method
-
-
-for _name, _op in [("add", _ew.add), ("sub", _ew.subtract), ("mul", _ew.multiply), ("truediv", _ew.divide),
-                   ("floordiv", _ew.floordiv), ("mod", _ew.mod), ("pow", _ew.pow)]:
-    setattr(Tensor, f"__{_name}__", getattr(_op, "operator", _op))   # t + u  ->  me.add(t, u)
-    setattr(Tensor, f"__r{_name}__", _reflected(_name, _op))  # 2 + t  ->  me.add(2, t)
+    # The operators (+ - * / @ [] == < ...) and cpu()/gpu() are each an op: minieager/ops/operators.py
+    # installs them onto this class from above, so the Tensor itself imports no op.

@@ -13,7 +13,7 @@ differentiable (its gradient is a cond of the branches' gradients); a while loop
 import numpy as np
 
 from .. import nest
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.recording import tracers
 from ..engine.tensor import Tensor

@@ -1,11 +1,9 @@
-"""Effect ops: graph nodes that change the world instead of computing a value from their inputs.
+"""Graph mode's effect ops: an optimizer's update, ``me.print`` and ``me.py_function``.
 
-Assigning a variable, an optimizer's update, ``me.print`` and ``me.py_function`` must happen
-every time the graph runs, in program order, and never be folded, merged or removed. Each is an
-``EffectOp``: an Op (so the graph, the listing and ``run`` treat it like any call) whose kernel,
-registered like every other, does the effect. Eagerly, calling one runs its kernel at once;
-while tracing, the tracer records it without running it, asking ``stand_in`` what it will
-return and ``traced`` what it changes (an assignment is what later reads of that variable see).
+Each is an ``EffectOp`` (``engine/op.py``): an Op that changes the world, so it runs every time
+the graph runs, in program order, and is never folded, merged or removed. The effects of lower
+layers are defined where they belong and reach the tracer through the same door: assigning a
+variable in ``autodiff/variable.py``, drawing random numbers in ``ops/random.py``.
 """
 import builtins
 import sys
@@ -13,70 +11,19 @@ import sys
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.device import CPU, to_device
-from ..engine.errors import InvalidArgumentError
-from ..engine.op import Op
-from ..engine.recording import tracers
+from ..errors import InvalidArgumentError
+from ..engine.op import EffectOp
+from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor, wrap
 from ..kernels.registry import register_kernel
 from .symbolic import UnknownShape
-
-
-class EffectOp(Op):
-    """An Op with a side effect (see the module docstring). Not differentiable."""
-
-    __slots__ = ("stand_in", "traced")
-    effect = True
-
-    def __init__(self, name, inputs, formula, stand_in, traced, num_outputs=1):
-        super().__init__(name, inputs, formula, num_outputs=num_outputs)
-        self.stand_in = stand_in     # stand_in(input stand-ins, **attrs) -> one result per output
-        self.traced = traced         # traced(tracer, attrs, outputs): what the effect changes
-
-    def __call__(self, *inputs, **attrs):
-        if tracers:
-            return tracers[-1].effect(self, inputs, attrs)
-        kernel = self._kernels.get(CPU) or self._load_kernel(CPU)
-        result = kernel(*[t._value for t in inputs], **attrs)
-        if result is None:
-            return None
-        if self.num_outputs == 1:
-            return wrap(result)
-        return tuple(wrap(r) for r in result)
 
 
 def _forget_reads(tracer, attrs, outputs):
     tracer.forget_reads()
 
 
-# ---- variables -------------------------------------------------------------------------------
-@register_kernel("assign_variable")
-def _assign_kernel(value, variable):
-    variable._set(to_device(value, variable._device))   # on a GPU this kernel runs on a host copy
-    return value
-
-
-def _assigned(tracer, attrs, outputs):
-    variable = attrs["variable"]
-    tracer._reads[variable._id] = (variable, outputs[0])   # later reads see the assigned value
-
-
-assign_variable = EffectOp("assign_variable", ("value",), "variable := value",
-                           stand_in=lambda values, variable: (values[0],), traced=_assigned)
-
-
-def trace_assign(tracer, variable, value, method):
-    """``variable.assign(value)`` (or assign_add / assign_sub) inside a trace: an assign node."""
-    from ..ops.elementwise import add, subtract
-    if method == "assign":
-        new = variable._checked(value, "assign")
-    else:
-        delta = variable._checked(value, method)
-        new = (add if method == "assign_add" else subtract)(tracer.read(variable), delta)
-    assign_variable(new, variable=variable)
-    return variable
-
-
+# ---- optimizers ------------------------------------------------------------------------------
 @register_kernel("apply_gradients")
 def _apply_gradients_kernel(*grads, optimizer, variables, global_step):
     optimizer.apply_gradients(zip([wrap(g) for g in grads], variables), global_step=global_step)
@@ -96,27 +43,6 @@ def trace_apply_gradients(tracer, optimizer, grads_and_vars, global_step):
     grads = [g for g, _ in pairs]
     apply_gradients(*grads, optimizer=optimizer, variables=tuple(v for _, v in pairs), global_step=global_step)
     return optimizer.iterations
-
-
-# ---- random numbers ----------------------------------------------------------------------------
-def _random_kernel(draw, shape, dtype):
-    return draw()
-
-
-_random_ops = {}
-
-
-def trace_random(kind, draw, shape, dtype):
-    """A random op inside a trace: an effect node whose kernel draws new numbers on every run (the
-    generator's state changes, so two draws are never merged)."""
-    op = _random_ops.get(kind)
-    if op is None:
-        register_kernel(f"random_{kind}")(_random_kernel)
-        op = _random_ops[kind] = EffectOp(
-            f"random_{kind}", (), f"random {kind} numbers",
-            stand_in=lambda values, draw, shape, dtype: (np.zeros(shape, dtype.np_dtype),),
-            traced=lambda tracer, attrs, outputs: None)
-    return op(draw=draw, shape=tuple(shape), dtype=dtype)
 
 
 # ---- printing ---------------------------------------------------------------------------------
@@ -142,7 +68,6 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=None, name=N
 # ---- calling Python from a graph ----------------------------------------------------------------
 def _as_specs(Tout):
     """Tout as a list of (shape or None, DType), and whether it was a single one."""
-    from .function import TensorSpec
     single = not isinstance(Tout, (list, tuple))
     specs = []
     for t in [Tout] if single else Tout:

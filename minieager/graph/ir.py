@@ -24,7 +24,7 @@ import numpy as np
 
 from ..engine import recording
 from ..engine.device import CPU, current_device, to_device, to_host
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, place, wrap
 
 KINDS = ("placeholder", "constant", "variable", "call", "output")

@@ -9,8 +9,9 @@ Python ``if``) raises an error that says why and what to use instead.
 """
 import numpy as np
 
-from ..engine.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ..autodiff.variable import Variable
 from ..engine.tensor import Tensor
+from ..errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 
 
 def no_value_error(t, what):
@@ -93,3 +94,15 @@ def stand_in(shape, dtype, name):
     if shape is None:
         return UnknownShape(name, dtype)
     return (np.zeros if dtype.is_integer else np.ones)(shape, dtype.np_dtype)
+
+
+def get_static_value(tensor, partial=False):
+    """The value of ``tensor`` as a NumPy array: in eager execution every tensor's value is known.
+
+    A Variable gives None, as in TF: its value can change, so it is not a static (constant) value.
+    So does a symbolic tensor of a trace: its value is known only when the graph runs. Anything that
+    is not a tensor is returned as it is.
+    """
+    if isinstance(tensor, (Variable, SymbolicTensor)):
+        return None
+    return tensor.numpy() if isinstance(tensor, Tensor) else tensor

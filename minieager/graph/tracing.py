@@ -28,7 +28,7 @@ from ..autodiff.variable import Variable
 from ..engine import recording
 from ..engine.device import CPU
 from ..engine.dtypes import BY_NUMPY
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, _next_id
 from .ir import Graph, Node
 from .symbolic import SymbolicTensor, TraceOver, UnknownShape, stand_in

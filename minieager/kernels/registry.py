@@ -5,7 +5,7 @@ The CUDA backend (``kernels/cuda``) adds its rows under "gpu" the first time a G
 for; an op it has no kernel for runs its CPU kernel through one host round trip
 (``kernels/cuda/host.py``), so every op works on the GPU.
 """
-from ..engine.errors import UnimplementedError
+from ..errors import UnimplementedError
 
 _KERNELS = {}
 

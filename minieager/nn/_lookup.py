@@ -1,5 +1,5 @@
 """Turning a Keras-style identifier ("relu", "mse", "glorot_uniform") into the object it names."""
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 
 def by_name(kind, table, identifier, create=False, also=""):

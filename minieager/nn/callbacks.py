@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 
 class Callback:

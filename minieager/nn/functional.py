@@ -12,7 +12,7 @@ order; calling the model replays them on real tensors, eagerly, like a Sequentia
 """
 from .. import nest
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import TensorShape
 from ..ops.creation import zeros
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from ..ops.creation import convert_to_tensor
 

@@ -4,7 +4,7 @@ A Model is a Layer that holds layers: its ``variables`` are theirs, each once, i
 layers were assigned. ``compile``/``fit``/``evaluate``/``predict`` (``nn/training.py``) are there
 for Keras-style training; a custom loop with a GradientTape works just as well.
 """
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import TensorShape
 from . import functional, training
 from .layers.base import Layer, _shape_text

@@ -19,7 +19,7 @@ import numpy as np
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
 from ..engine.device import device, to_device
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.recording import tracers
 from ..kernels.registry import get_kernel
 from ..ops.creation import convert_to_tensor

@@ -14,7 +14,7 @@ Jupyter, text in a terminal.
 import numpy as np
 
 from ..autodiff.tape import GradientTape
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from ..ops.creation import convert_to_tensor
 from . import losses, metrics as metrics_lib, optimizers

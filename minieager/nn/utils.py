@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):

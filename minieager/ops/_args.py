@@ -10,8 +10,8 @@ Axes have their own module, ``_axes.py``.
 """
 import numpy as np
 
-from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..engine.convert import dtype_argument
+from ..errors import InvalidArgumentError
 
 _INT32_MAX = 2**31 - 1
 
@@ -125,9 +125,4 @@ def split_sizes(num_or_size_splits, n, op_name, axis):
     return sizes
 
 
-def dtype(value, op_name):
-    """``value`` (``me.float32``, ``"int32"``, ``np.uint8`` ...) as a DType; the error names the op."""
-    try:
-        return dtypes.as_dtype(value)
-    except InvalidArgumentError as err:
-        raise InvalidArgumentError(f"{op_name}: {err}") from None
+dtype = dtype_argument   # ``_args.dtype(value, op_name)``: a dtype argument, as the other checks here

@@ -1,7 +1,7 @@
 """Checking and normalising ``axis`` arguments, once, for every op that takes one."""
 import numpy as np
 
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 
 def normalize_axis(axis, ndim, op_name, arg="axis"):

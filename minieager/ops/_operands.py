@@ -12,10 +12,11 @@ The rules (README "dtypes" states them for learners):
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.errors import DTypeError, InvalidArgumentError
+from ..engine.convert import to_array
+from ..errors import DTypeError, InvalidArgumentError
 from ..engine.device import CPU
 from ..engine.tensor import Tensor, place, wrap
-from .creation import _to_array, convert_to_tensor
+from .creation import convert_to_tensor
 
 _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _ORDINALS = ("first", "second", "third", "fourth")
@@ -71,7 +72,7 @@ def _convert_like(value, dtype, device, op_name, position=None):
             return _tensor_on(np.array(value, dtype.np_dtype), device)
         array, fits = np.asarray(value), False
     else:
-        array, _ = _to_array(value, op_name)
+        array, _ = to_array(value, op_name)
         fits = array.dtype == dtype.np_dtype or _fits(array, dtype)
     if not fits:
         shown = f"the value {value!r:.60}" if isinstance(value, _PYTHON_SCALARS) else \

@@ -6,7 +6,7 @@ and 0 * inf is nan. So elu's exp(x) - 1 is computed on min(x, 0), never on a lar
 """
 import math
 
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from . import _args
 from . import elementwise as ew

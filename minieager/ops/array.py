@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
+from ..errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..engine.tensor import place
 from . import _args
 from ._axes import normalize_axes, normalize_axis

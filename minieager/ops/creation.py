@@ -8,59 +8,20 @@ import math
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.device import current_device
-from ..engine.errors import DTypeError, InvalidArgumentError
-from ..engine.device import to_host
+from ..engine.convert import checked_array, fit
+from ..engine.device import current_device, to_host
+from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, place
 from . import _args
 
 
-def _python_default_dtype(array):
-    """NumPy guesses float64/int64 for Python numbers; TensorFlow (and we) use 32 bits."""
-    if array.dtype == np.float64:
-        return dtypes.float32
-    if array.dtype.kind == "i":
-        if array.size and (array.min() < np.iinfo(np.int32).min or array.max() > np.iinfo(np.int32).max):
-            return dtypes.int64
-        return dtypes.int32
-    return dtypes.as_dtype(array.dtype)
-
-
-def _to_array(value, op="constant"):
-    if isinstance(value, Tensor):
-        return to_host(value._value), value.dtype
-    if isinstance(value, np.ndarray):
-        return value, dtypes.as_dtype(value.dtype)
-    if isinstance(value, np.generic):
-        return np.asarray(value), dtypes.as_dtype(value.dtype)
-    try:
-        array = np.array(value)
-    except ValueError as err:
-        raise InvalidArgumentError(
-            f"{op}: cannot make a tensor from a ragged nested list (rows of different lengths): {err}. "
-            f"Every row must have the same length.") from None
-    if array.dtype == object:
-        if all(isinstance(v, int) for v in np.array(value, dtype=object).ravel()):
-            raise InvalidArgumentError(
-                f"{op}: {value!r:.80} holds integers outside int64's range "
-                f"({np.iinfo(np.int64).min}..{np.iinfo(np.int64).max}); use floats (e.g. 1e20) for numbers that large.")
-        raise InvalidArgumentError(
-            f"{op}: cannot make a tensor from {type(value).__name__} value {value!r:.80}: "
-            f"expected numbers, bools, nested lists of them, NumPy arrays or tensors.")
-    if array.dtype.kind in "US":
-        raise InvalidArgumentError(f"{op}: minieager tensors hold numbers and bools, not strings ({value!r:.80}).")
-    return array, _python_default_dtype(array)
-
-
 def constant(value, dtype=None, shape=None, name=None):
     """A tensor holding ``value``; ``shape`` reshapes it or fills it from a scalar."""
-    array, inferred = _to_array(value)
-    dtype = _args.dtype(dtype, "constant") if dtype is not None else inferred
-    array = fit(array, dtype, "constant")
+    array = checked_array(value, dtype, "constant")
     if shape is not None:
         shape = _shape_tuple(shape, "constant")
         if array.size == 1:
-            array = np.full(shape, array.reshape(()), dtype=dtype.np_dtype)
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
         elif array.size == math.prod(shape):
             array = array.reshape(shape)
         else:
@@ -68,52 +29,6 @@ def constant(value, dtype=None, shape=None, name=None):
                 f"constant: {array.size} values cannot fill shape {shape} "
                 f"({math.prod(shape)} elements).")
     return place(np.asarray(array, order="C"), current_device())
-
-
-def fit(array, dtype, op):
-    """A new array of ``dtype`` holding ``array``'s values, or an error if a value would change.
-
-    Creation never wraps or truncates silently: 300 does not become 44 in uint8, 1e10 does not become
-    -2147483648 in int32, 2.5 does not become 2, nan has no integer, and 1e40 does not become inf in
-    float32. (``me.cast`` is the op that converts with wrapping and truncation, as in TF.)
-    """
-    if array.dtype == dtype.np_dtype:
-        return np.array(array, copy=True)     # the tensor owns its memory
-    if dtype.is_bool and array.dtype.kind != "b" and array.size:
-        raise DTypeError(
-            f"{op}: cannot convert the {array.dtype.name} value {array.flat[0].item()!r} to bool (as in TensorFlow, "
-            f"numbers are not truth values here). Compare instead (x != 0), or use me.cast(x, me.bool), which "
-            f"maps nonzero to True.")
-    if dtype.is_integer and array.size:
-        bad = None
-        if array.dtype.kind == "f":
-            if not np.isfinite(array).all():
-                bad = array[~np.isfinite(array)].flat[0]
-            elif not np.all(np.mod(array, 1) == 0):
-                raise InvalidArgumentError(
-                    f"{op}: {array.flat[np.argmax(np.mod(array, 1) != 0)].item()!r} has a fractional part and cannot "
-                    f"become {dtype.name} without losing it. Use me.cast(x, me.{dtype.name}) if truncation is "
-                    f"what you want.")
-            else:   # float(max) + 1 is the first float above the range (2**31, 2**63, 256), exactly
-                outside = (array < float(dtype.min)) | (array >= float(dtype.max) + 1)
-                bad = array[outside].flat[0] if outside.any() else None
-        elif array.dtype.kind in "iu":
-            low, high = array.min().item(), array.max().item()
-            bad = low if low < dtype.min else (high if high > dtype.max else None)
-        if bad is not None:
-            wider = "a float dtype (me.float64)" if dtype.name == "int64" else "a wider dtype (me.int64, me.float32)"
-            raise InvalidArgumentError(
-                f"{op}: the value {np.asarray(bad).item()!r} does not fit in {dtype.name} (range {dtype.min}.."
-                f"{dtype.max}). Use {wider}, or me.cast(x, me.{dtype.name}) if wrapping around is what you want.")
-    with np.errstate(over="ignore", invalid="ignore"):
-        result = array.astype(dtype.np_dtype)
-    if dtype.is_floating and array.dtype.kind in "fiu" and array.size:
-        overflow = np.isinf(result) & np.isfinite(array)
-        if overflow.any():
-            raise InvalidArgumentError(
-                f"{op}: the value {array[overflow].flat[0].item()!r} is too large for {dtype.name} (largest "
-                f"{dtype.max}) and would become inf. Use a wider dtype (me.float32, me.float64).")
-    return result
 
 
 def convert_to_tensor(value, dtype=None, name=None):
@@ -205,15 +120,3 @@ def one_hot_flat(index, size, shape, dtype):
     array = np.zeros(size, dtype.np_dtype)
     array[index] = 1
     return place(array.reshape(tuple(shape)), current_device())
-
-
-def get_static_value(tensor, partial=False):
-    """The value of ``tensor`` as a NumPy array: in eager execution every tensor's value is known.
-
-    A Variable gives None, as in TF: its value can change, so it is not a static (constant) value.
-    Anything that is not a tensor is returned as it is.
-    """
-    from ..autodiff.variable import Variable
-    if isinstance(tensor, Variable):
-        return None
-    return tensor.numpy() if isinstance(tensor, Tensor) else tensor

@@ -3,14 +3,14 @@
 Each primitive is an ``Op`` carrying its forward formula and its gradient (VJP) next to each
 other. VJPs are written with minieager ops, so a second tape can differentiate them again.
 Broadcasting: a VJP may return a gradient of the broadcast output shape; the tape sums it back
-to each input's shape (``autodiff/backprop.unbroadcast``).
+to each input's shape (``ops/reductions.unbroadcast``).
 """
 import math
 
 import numpy as np
 
 from ..engine import dtypes, temporaries
-from ..engine.errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
 from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor

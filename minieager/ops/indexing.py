@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor, place
 from . import _args
@@ -38,7 +38,7 @@ def _normalize_index(index, shape, op_name="getitem"):
             raise InvalidArgumentError(f"{op_name}: a slice step must not be 0, got {item} (tensor shape {tuple(shape)}).")
         if isinstance(item, Tensor):
             if getattr(item, "_tracer", None) is not None:   # a symbolic tensor of me.function: no value yet
-                from ..engine.errors import OperatorNotAllowedInGraphError
+                from ..errors import OperatorNotAllowedInGraphError
                 raise OperatorNotAllowedInGraphError(
                     "getitem: indexing with a tensor needs its value, but inside me.function the index is a "
                     "symbolic tensor (it has a value only when the graph runs). Use me.gather(x, indices) instead.")

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from . import _args
 from . import elementwise as ew

@@ -5,8 +5,9 @@ then ``me.stack``. The gradient is that of the slicing and the stacking, through
 """
 from .. import nest
 from ..engine import dtypes
-from ..engine.errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 from ..engine.tensor import Tensor
+from ..engine.spec import TensorSpec
 from .creation import convert_to_tensor, zeros
 from .indexing import getitem
 from .shape import stack, stop_gradient
@@ -14,7 +15,6 @@ from .shape import stack, stop_gradient
 
 def _signature(leaf):
     """One leaf of fn_output_signature (a dtype or a me.TensorSpec) as (dtype, shape or None)."""
-    from ..graph.function import TensorSpec    # graph mode builds on the ops: imported when used
     if isinstance(leaf, TensorSpec):
         return dtypes.as_dtype(leaf.dtype), None if leaf.shape is None else tuple(leaf.shape)
     try:

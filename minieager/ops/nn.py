@@ -6,7 +6,7 @@ conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
 import numpy as np
 
 from ..engine import recording
-from ..engine.errors import InvalidArgumentError, UnimplementedError
+from ..errors import InvalidArgumentError, UnimplementedError
 from ..engine.op import Op
 from . import elementwise as ew
 from . import _args

@@ -7,9 +7,11 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import CPU, current_device
-from ..engine.errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
+from ..engine.op import EffectOp
 from ..engine.recording import tracers
 from ..engine.tensor import place, wrap
+from ..kernels.registry import get_kernel, register_kernel
 from . import _args
 from .creation import _shape_tuple
 
@@ -37,19 +39,37 @@ def _generator(seed):
     return _generators[seed]
 
 
+def _draw_kernel(draw, shape, dtype):
+    return draw()
+
+
+_draw_ops = {}    # kind ("normal", "uniform" ...) -> its EffectOp
+
+
+def _draw_op(kind):
+    """The effect op that draws ``kind`` numbers: one per kind, so a graph listing names it."""
+    op = _draw_ops.get(kind)
+    if op is None:
+        register_kernel(f"random_{kind}")(_draw_kernel)
+        op = _draw_ops[kind] = EffectOp(
+            f"random_{kind}", (), f"random {kind} numbers",
+            stand_in=lambda values, draw, shape, dtype: (np.zeros(shape, dtype.np_dtype),),
+            traced=lambda tracer, attrs, outputs: None)
+    return op
+
+
 def _random(kind, draw, shape, dtype, device=None):
-    """The tensor ``draw()`` returns; inside me.function, a node that draws anew on every run (a
-    random tensor made while tracing would otherwise be a constant: the same numbers every call)."""
+    """The tensor ``draw()`` returns. Inside me.function, an effect node that draws anew on every
+    run (the generator's state changes, so two draws are never merged; a random tensor made while
+    tracing would otherwise be a constant: the same numbers every call)."""
     if tracers:
-        from ..graph.effects import trace_random
-        return trace_random(kind, draw, shape, dtype)
+        return _draw_op(kind)(draw=draw, shape=tuple(shape), dtype=dtype)
     return place(draw(), device or current_device())
 
 
 def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):
     """A float tensor drawn by the GPU kernel ``kernel_name`` from one 63-bit seed that ``rng`` gives,
     so a seeded program draws the same numbers on every run (not the CPU's numbers: another generator)."""
-    from ..kernels.registry import get_kernel
     seed = int(rng.integers(0, 2**63 - 1))
     return wrap(get_kernel(kernel_name, device)(shape, seed, a, b, dtype.np_dtype), device)
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import place
 from . import elementwise as ew
@@ -231,3 +231,22 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
         window = inp < out if exclusive else inp <= out
     window = place(window.reshape((n, n) + (1,) * (x.ndim - axis - 1)), x._device)
     return reduce_prod(ew.where(window, expand_dims(x, axis), 1), axis=axis + 1)
+
+
+# ---- undoing broadcasting ------------------------------------------------------------------------
+def unbroadcast(grad, shape):
+    """Sum ``grad`` down to ``shape``: the one place that undoes broadcasting in the forward pass.
+
+    ``(3, 1) + (4,)`` broadcast to ``(3, 4)``; the gradient of each input is the sum of the
+    output gradient over the axes that input was stretched along.
+    """
+    grad_shape = grad._value.shape
+    if grad_shape == shape:
+        return grad
+    extra = len(grad_shape) - len(shape)
+    if extra:   # leading axes the input did not have: summed away (no keepdims, so no reshape after)
+        grad = reduce_sum(grad, axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i + extra] != 1)
+    if stretched:
+        grad = reduce_sum(grad, axis=stretched, keepdims=True)
+    return grad if grad._value.shape == shape else reshape(grad, shape)

@@ -4,7 +4,7 @@ Summing rows into numbered segments is ``scatter_nd`` with one coordinate per ro
 gradient of each row is the gradient of its segment (``gather_nd``), and nothing new is needed.
 """
 from ..engine import dtypes
-from ..engine.errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
+from ..errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
 from . import _args
 from ._operands import check_not_bool
 from .creation import convert_to_tensor

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine import recording
 from ..engine.device import to_device
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
 from . import _args
@@ -123,7 +123,7 @@ def transpose(a, perm=None, name=None):
 
 # ---- broadcasting and tiling ---------------------------------------------------------------------
 def _broadcast_to_vjp(dy, x, out, shape):
-    from ..autodiff.backprop import unbroadcast
+    from .reductions import unbroadcast   # reductions builds on shape's ops
     return (unbroadcast(dy, x.shape),)
 
 

@@ -8,7 +8,7 @@ of that is picking again; ``top_k`` is the first k of a descending sort. ``argso
 from typing import NamedTuple
 
 from ..engine import dtypes
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from . import _args
 from ._axes import normalize_axis

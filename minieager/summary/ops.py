@@ -5,7 +5,7 @@ Each writes to the current writer when summaries are being recorded, and returns
 """
 import numpy as np
 
-from ..engine.errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..nn.optimizers import get_or_create_global_step
 from .record import should_record_summaries
 from .writer import current_writer, tensorboardx

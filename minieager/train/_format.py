@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 
-from ..engine.errors import DataLossError
+from ..errors import DataLossError
 from ._files import atomic_write
 
 FORMAT, VERSION = "minieager-checkpoint", 1

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from ..autodiff.variable import Variable
-from ..engine.errors import InvalidArgumentError, NotFoundError
+from ..errors import InvalidArgumentError, NotFoundError
 from ..tracking import flatten_trackables
 from . import _format, _graph, _state
 

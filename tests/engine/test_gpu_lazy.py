@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import minieager as me
-from minieager.engine.errors import NotFoundError
+from minieager.errors import NotFoundError
 
 
 def _fresh_python(code, **env):

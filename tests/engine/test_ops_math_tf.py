@@ -11,7 +11,7 @@ import scipy.special
 from hypothesis import given, settings, strategies as st
 
 import minieager as me
-from minieager.engine.errors import DTypeError, InvalidArgumentError
+from minieager.errors import DTypeError, InvalidArgumentError
 
 FLOATS = [np.float32, np.float64]
 RNG = np.random.default_rng(2024)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.engine.errors import InvalidArgumentError, NotFoundError
+from minieager.errors import InvalidArgumentError, NotFoundError
 
 
 def test_one_gpu_is_found_and_listed():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.engine.errors import InvalidArgumentError
+from minieager.errors import InvalidArgumentError
 
 from .conftest import same, scale
 

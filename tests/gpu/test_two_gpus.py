@@ -12,8 +12,8 @@ import pytest
 from numba import cuda
 
 import minieager as me
-from minieager import config
-from minieager.engine.errors import InvalidArgumentError, NotFoundError
+from minieager import machine
+from minieager.errors import InvalidArgumentError, NotFoundError
 
 from .conftest import SIMULATED
 
@@ -48,10 +48,10 @@ def current(monkeypatch):
     monkeypatch.setattr(cuda.gpus, "lst", (Recording(0), Recording(1)))
     monkeypatch.setattr(cuda, "device_array", recorded(cuda.device_array))
     monkeypatch.setattr(cuda, "to_device", recorded(cuda.to_device))
-    config._cuda_gpu_count.cache_clear()
+    machine._cuda_gpu_count.cache_clear()
     assert me.num_gpus() == 2
     yield made
-    config._cuda_gpu_count.cache_clear()
+    machine._cuda_gpu_count.cache_clear()
 
 
 def test_the_guides_second_gpu_example_runs_on_gpu_1(current):

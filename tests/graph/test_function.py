@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import minieager as me
-from minieager.engine.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from minieager.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 
 
 def test_traces_once_per_signature():

@@ -11,7 +11,7 @@ import nbclient
 import nbformat
 import pytest
 
-NOTICE = "minieager: compiling the conv2d kernels for float32, once"
+NOTICE = "minieager: compiling the nn loops for float32 (im2col), once"
 
 # A convolution compiles its patch-copy loop for several seconds, far past the notice's delay.
 CONV_CELL = """\

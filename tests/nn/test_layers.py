@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.engine.errors import InvalidArgumentError
+from minieager.errors import InvalidArgumentError
 
 rng = np.random.default_rng(0)
 

@@ -4,7 +4,7 @@ import os
 import pathlib
 import tempfile
 
-from ...engine.errors import MinieagerError
+from ...errors import MinieagerError
 
 _TIMEOUT_S = 30
 

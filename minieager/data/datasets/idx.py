@@ -8,7 +8,7 @@ import struct
 
 import numpy as np
 
-from ...engine.errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 
 _TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 

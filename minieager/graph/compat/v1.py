@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import nest
 from ...engine import dtypes, recording
-from ...engine.errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 from ...engine.tensor import Tensor
 from ..effects import numpy_function
 from ..ir import Graph as _IRGraph, run_arrays

@@ -38,10 +38,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import machine
 from ...engine import dtypes
 from ...engine.device import device_type
 from ...engine.op import Op
 from ...kernels.registry import get_kernel
+from ...ops.reductions import unbroadcast
 
 # op name -> its formula on one element; {0}, {1}, {2} are its operands, {alpha} an attr.
 # Helpers with a branch (sign, relu, sigmoid ...) come from kernels/cpu/loops/scalar.py.
@@ -149,9 +151,8 @@ def generate_source(members, modes):
 
 
 def source_dir():
-    """Where generated kernels are written: beside numba's cache (``config.numba_cache_dir``)."""
-    from ... import config
-    base = config.numba_cache_dir()
+    """Where generated kernels are written: beside numba's cache (``machine.numba_cache_dir``)."""
+    base = machine.numba_cache_dir()
     if base is None:
         cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         base = os.path.join(cache_home, "minieager", "numba")
@@ -280,7 +281,6 @@ class FusedOp(Op):
 
     def _vjp(self, dy, *inputs, out, needs):
         """The chain rule through the members, last to first, with their own VJPs."""
-        from ...autodiff.backprop import unbroadcast
         from ...ops.elementwise import add
         n = len(inputs)
         values = list(inputs)

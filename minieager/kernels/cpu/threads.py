@@ -1,7 +1,7 @@
 """How many threads one kernel call runs on: one for small work, all of them for large work.
 
 Every numba loop in this folder is compiled with ``parallel=True``, so numba *could* split each
-call over ``me.config.get_num_threads()`` threads. Whether that pays depends on the size of the
+call over ``me.machine.get_num_threads()`` threads. Whether that pays depends on the size of the
 work, because starting the other threads is not free:
 
 * minieager keeps numba's OpenMP threads from spinning after a loop (``GOMP_SPINCOUNT`` in
@@ -42,7 +42,7 @@ thread, and numba is called only when the wanted count differs from it (a call c
 import threading
 import time
 
-from ... import config
+from ... import machine
 
 PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
 BLAS_SPIN_SECONDS = 0.1   # how long after a BLAS call its threads may still be spinning
@@ -75,7 +75,7 @@ def use_threads_for(size, splits=2):
     is nothing to share, and starting the other threads would only cost their wake-up. Soon after
     a BLAS call it is 1 as well (see the module docstring).
     """
-    wanted = config.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 and not blas_spinning() else 1
+    wanted = machine.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 and not blas_spinning() else 1
     if getattr(_this_thread, "count", None) != wanted:
         import numba   # here, not at the top: only a numba loop needs it (see loops/__init__.py)
         numba.set_num_threads(wanted)

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from ...engine.device import is_host_array
+from ..arrays import is_host_array
 from .memory import copy_to_device, copy_to_host
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

@@ -19,7 +19,7 @@ import numpy as np
 from ... import nest
 from ...autodiff.variable import Variable
 from ...engine import dtypes
-from ...engine.errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 from ...engine.recording import outside_traces
 from ...engine.scope import name_scope
 from ...engine.tensor import Tensor, TensorShape

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from ...engine.errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 from ...engine.tensor import TensorShape
 from ...ops import _args, elementwise as ew
 from ...ops._axes import normalize_axis

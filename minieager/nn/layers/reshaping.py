@@ -1,7 +1,7 @@
 """Layers that rearrange each example without weights: Reshape, Permute, RepeatVector (as Keras's)."""
 import math
 
-from ...engine.errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 from ...engine.tensor import TensorShape
 from ...ops import _args
 from ...ops.shape import broadcast_to, expand_dims, reshape, transpose

@@ -31,18 +31,6 @@ def wanted():
     return type(shell).__name__ == "ZMQInteractiveShell"
 
 
-def _op_name(fallback):
-    """The op whose kernel is running the loop (``conv2d``), read off the stack, else ``fallback``."""
-    from ....engine.op import Op
-    op_frames = (Op.__call__.__code__, Op.binary.__code__)
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code in op_frames:
-            return frame.f_locals["self"].name
-        frame = frame.f_back
-    return fallback
-
-
 def _dtype_name(args):
     """The dtype of the loop's first array argument (``float32``), or '' if it has none."""
     for arg in args:
@@ -53,7 +41,11 @@ def _dtype_name(args):
 
 
 class CompileNotice(event.Listener):
-    """Prints ``compiling the conv2d kernels for float32, once; ...`` when a compile runs long."""
+    """Prints ``compiling the nn loops for float32 (im2col), once; ...`` when a compile runs long.
+
+    It names what numba is compiling (the loop and its module), not the op that called it: the
+    kernels sit below the ops and know nothing of them. One line per module and dtype, since the
+    loops of one module (a convolution's patch copies, its sums) are compiled together."""
 
     def __init__(self):
         self.depth = 0          # numba compiles the loops a loop calls inside its own compilation
@@ -65,10 +57,11 @@ class CompileNotice(event.Listener):
         if self.depth > 1:
             return
         dispatcher, args = ev.data["dispatcher"], ev.data["args"]
-        what = (_op_name(dispatcher.py_func.__name__), _dtype_name(args))
+        func = dispatcher.py_func
+        what = (func.__module__.rsplit(".", 1)[-1], _dtype_name(args))
         if what in self.said:
             return
-        self.timer = threading.Timer(DELAY, self._say, args=(what,))
+        self.timer = threading.Timer(DELAY, self._say, args=(what, func.__name__))
         self.timer.daemon = True
         self.timer.start()
 
@@ -78,11 +71,11 @@ class CompileNotice(event.Listener):
             self.timer.cancel()
             self.timer = None
 
-    def _say(self, what):
+    def _say(self, what, loop):
         self.said.add(what)
-        kernel, dtype = what
+        module, dtype = what
         for_dtype = f" for {dtype}" if dtype else ""
-        print(f"minieager: compiling the {kernel} kernels{for_dtype}, once; later runs use the cache "
+        print(f"minieager: compiling the {module} loops{for_dtype} ({loop}), once; later runs use the cache "
               f"(`python -m minieager.warmup` compiles them all ahead of time).", flush=True)
 
 

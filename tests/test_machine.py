@@ -1,4 +1,5 @@
-"""Tests for me.config: CPU counting, thread settings, numba's cache folder and devices."""
+"""Tests for minieager/machine.py (CPU counting, thread settings, numba's cache folder) and the
+me.config facade on top of it (devices)."""
 import os
 import shutil
 import subprocess
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from minieager import config
+from minieager import config, machine
 from minieager.kernels.cpu import threads
 
 NO_PROC = "/nonexistent/proc/self/cgroup"  # "this process sits at the cgroup root"
@@ -30,7 +31,7 @@ def write(path, text):
 ])
 def test_cgroup_v2_cpu_max(tmp_path, cpu_max, expected):
     write(tmp_path / "cpu.max", cpu_max)
-    assert config.cgroup_cpu_limit(tmp_path, NO_PROC) == expected
+    assert machine.cgroup_cpu_limit(tmp_path, NO_PROC) == expected
 
 
 def test_cgroup_v2_smallest_quota_among_ancestors_wins(tmp_path):
@@ -39,9 +40,9 @@ def test_cgroup_v2_smallest_quota_among_ancestors_wins(tmp_path):
     root = tmp_path / "cgroup"
     write(root / "user.slice" / "cpu.max", "100000 100000\n")
     write(root / "user.slice" / "job" / "cpu.max", "max 100000\n")
-    assert config.cgroup_cpu_limit(root, proc) == 1.0
+    assert machine.cgroup_cpu_limit(root, proc) == 1.0
     write(root / "user.slice" / "job" / "cpu.max", "50000 100000\n")
-    assert config.cgroup_cpu_limit(root, proc) == 0.5
+    assert machine.cgroup_cpu_limit(root, proc) == 0.5
 
 
 def test_cgroup_v1_cfs_quota(tmp_path):
@@ -52,18 +53,18 @@ def test_cgroup_v1_cfs_quota(tmp_path):
     root = tmp_path / "cgroup"
     write(root / "cpu,cpuacct" / "cpu.cfs_period_us", "100000\n")
     write(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "250000\n")
-    assert config.cgroup_cpu_limit(root, proc) == 2.5
+    assert machine.cgroup_cpu_limit(root, proc) == 2.5
     write(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "-1\n")
-    assert config.cgroup_cpu_limit(root, proc) is None
+    assert machine.cgroup_cpu_limit(root, proc) is None
 
 
 def test_no_cgroup_files_means_no_limit(tmp_path):
-    assert config.cgroup_cpu_limit(tmp_path, NO_PROC) is None
+    assert machine.cgroup_cpu_limit(tmp_path, NO_PROC) is None
 
 
 def test_garbage_cgroup_file_is_ignored(tmp_path):
     write(tmp_path / "cpu.max", "banana 100000\n")
-    assert config.cgroup_cpu_limit(tmp_path, NO_PROC) is None
+    assert machine.cgroup_cpu_limit(tmp_path, NO_PROC) is None
 
 
 # ----------------------------------------------------------------------------- usable CPUs
@@ -77,26 +78,26 @@ def test_garbage_cgroup_file_is_ignored(tmp_path):
 def test_available_cpus_is_affinity_capped_by_quota(tmp_path, monkeypatch, cpu_max, expected):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     write(tmp_path / "cpu.max", cpu_max)
-    assert config.available_cpus(tmp_path, NO_PROC) == expected
+    assert machine.available_cpus(tmp_path, NO_PROC) == expected
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this OS")
 def test_available_cpus_uses_the_real_affinity_mask(tmp_path):
-    assert config.available_cpus(tmp_path, NO_PROC) == len(os.sched_getaffinity(0))
+    assert machine.available_cpus(tmp_path, NO_PROC) == len(os.sched_getaffinity(0))
 
 
 def test_env_var_overrides_the_thread_count(monkeypatch):
     monkeypatch.setenv("MINIEAGER_NUM_THREADS", "3")
-    assert config.default_num_threads() == 3
+    assert machine.default_num_threads() == 3
     monkeypatch.delenv("MINIEAGER_NUM_THREADS")
-    assert config.default_num_threads() == config.available_cpus()
+    assert machine.default_num_threads() == machine.available_cpus()
 
 
 @pytest.mark.parametrize("bad", ["0", "-2", "two", ""])
 def test_bad_env_var_is_an_error(monkeypatch, bad):
     monkeypatch.setenv("MINIEAGER_NUM_THREADS", bad)
     with pytest.raises(ValueError, match="MINIEAGER_NUM_THREADS"):
-        config.default_num_threads()
+        machine.default_num_threads()
 
 
 # ----------------------------------------------------------------------------- thread settings
@@ -104,19 +105,19 @@ def test_bad_env_var_is_an_error(monkeypatch, bad):
 @pytest.fixture
 def restore_threads(monkeypatch):
     numba_before = numba.get_num_threads()
-    monkeypatch.setattr(config, "_num_threads", None)
-    monkeypatch.setattr(config, "_blas_limits", None)
+    monkeypatch.setattr(machine, "_num_threads", None)
+    monkeypatch.setattr(machine, "_blas_limits", None)
     yield
-    if config._blas_limits is not None:
-        config._blas_limits.restore_original_limits()
+    if machine._blas_limits is not None:
+        machine._blas_limits.restore_original_limits()
     numba.set_num_threads(numba_before)
     threads.forget_thread_count()   # numba's count was changed behind the module's back
 
 
 def test_set_num_threads_reaches_numba_and_blas(restore_threads):
     np.dot(np.ones((2, 2)), np.ones((2, 2)))  # make sure NumPy's BLAS is loaded
-    config.set_num_threads(1)
-    assert config.get_num_threads() == 1
+    machine.set_num_threads(1)
+    assert machine.get_num_threads() == 1
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == 1
     assert numba.get_num_threads() == 1
     blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
@@ -125,18 +126,18 @@ def test_set_num_threads_reaches_numba_and_blas(restore_threads):
 
 def test_set_num_threads_rejects_more_than_numbas_pool(restore_threads):
     pool = numba.config.NUMBA_NUM_THREADS
-    config.set_num_threads(pool)
+    machine.set_num_threads(pool)
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
     assert numba.get_num_threads() == pool
     for bad in (0, pool + 1):
         with pytest.raises(ValueError, match="pool size"):
-            config.set_num_threads(bad)
-    assert config.get_num_threads() == pool
+            machine.set_num_threads(bad)
+    assert machine.get_num_threads() == pool
 
 
 def test_small_kernels_run_on_one_thread_and_large_ones_on_all(restore_threads):
     pool = numba.config.NUMBA_NUM_THREADS
-    config.set_num_threads(pool)
+    machine.set_num_threads(pool)
     assert threads.use_threads_for(threads.PARALLEL_SIZE - 1) == 1
     assert numba.get_num_threads() == 1
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
@@ -149,7 +150,7 @@ def test_small_kernels_run_on_one_thread_and_large_ones_on_all(restore_threads):
 def test_each_python_thread_gets_its_own_count(restore_threads):
     import threading
     pool = numba.config.NUMBA_NUM_THREADS
-    config.set_num_threads(pool)
+    machine.set_num_threads(pool)
     threads.use_threads_for(10)          # this thread now runs small loops on one thread
     seen = []
 
@@ -168,7 +169,7 @@ def test_loops_right_after_a_matrix_product_run_on_one_thread(restore_threads, m
     """BLAS threads spin after a product, so for BLAS_SPIN_SECONDS large loops take one thread."""
     from minieager.kernels.registry import get_kernel
     pool = numba.config.NUMBA_NUM_THREADS
-    config.set_num_threads(pool)
+    machine.set_num_threads(pool)
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
     get_kernel("matmul", "cpu")(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
     assert threads.blas_spinning()
@@ -205,7 +206,7 @@ def test_right_after_a_product_numpy_does_one_ufunc_ops_and_max(monkeypatch):
 
 
 def test_get_num_threads_defaults_to_the_usable_cpus(restore_threads):
-    assert config.get_num_threads() == min(config.default_num_threads(),
+    assert machine.get_num_threads() == min(machine.default_num_threads(),
                                            numba.config.NUMBA_NUM_THREADS)
 
 
@@ -220,14 +221,14 @@ def run_python(code, **env):
 
 def test_configure_environment_sizes_numbas_pool_before_it_loads():
     # Also catches minieager/__init__.py importing numba before calling configure_environment.
-    code = ("import os, minieager.config as c; c.configure_environment(); import numba; "
+    code = ("import os, minieager.machine as c; c.configure_environment(); import numba; "
             "print(numba.config.NUMBA_NUM_THREADS, os.environ['OPENBLAS_NUM_THREADS'])")
     assert run_python(code, MINIEAGER_NUM_THREADS="1") == ["1", "1"]
 
 
-def test_importing_config_loads_nothing_heavy():
+def test_importing_machine_loads_nothing_heavy():
     code = ("import importlib.util, sys; "
-            f"spec = importlib.util.spec_from_file_location('cfg', {config.__file__!r}); "
+            f"spec = importlib.util.spec_from_file_location('cfg', {machine.__file__!r}); "
             "spec.loader.exec_module(importlib.util.module_from_spec(spec)); "
             "print(*sorted({'numba', 'numpy', 'threadpoolctl'} & set(sys.modules)) or ['none'])")
     assert run_python(code) == ["none"]
@@ -252,7 +253,7 @@ def test_cache_dir_moves_out_of_a_read_only_package():
         package = os.path.join(base, "site-packages", "minieager")
         os.makedirs(package)
         os.chmod(package, 0o555)
-        code = "from minieager import config; print(config.numba_cache_dir(%r))" % package
+        code = "from minieager import machine; print(machine.numba_cache_dir(%r))" % package
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(base, "xdg"))
         env.pop("NUMBA_CACHE_DIR", None)
         unprivileged = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
@@ -264,7 +265,7 @@ def test_cache_dir_moves_out_of_a_read_only_package():
 
 
 def test_cache_dir_stays_default_for_a_writable_package(tmp_path, cache_env):
-    assert config.numba_cache_dir(tmp_path) is None
+    assert machine.numba_cache_dir(tmp_path) is None
 
 
 def test_unwritable_package_uses_home_cache_without_xdg(tmp_path, monkeypatch):
@@ -272,22 +273,22 @@ def test_unwritable_package_uses_home_cache_without_xdg(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     # A folder that does not exist is unwritable even for root.
-    assert config.numba_cache_dir(tmp_path / "missing") == str(
+    assert machine.numba_cache_dir(tmp_path / "missing") == str(
         tmp_path / ".cache" / "minieager" / "numba")
 
 
 def test_explicit_numba_cache_dir_wins(tmp_path, cache_env, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
-    assert config.numba_cache_dir(tmp_path / "missing") is None
+    assert machine.numba_cache_dir(tmp_path / "missing") is None
 
 
 def test_configure_environment_sets_the_cache_dir(tmp_path, cache_env, monkeypatch):
     for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)  # restored after the test
-    monkeypatch.setattr(config, "__file__", str(tmp_path / "missing" / "config.py"))
-    config.configure_environment()
+    monkeypatch.setattr(machine, "__file__", str(tmp_path / "missing" / "machine.py"))
+    machine.configure_environment()
     assert os.environ["NUMBA_CACHE_DIR"] == str(cache_env)
-    assert os.environ["OPENBLAS_NUM_THREADS"] == str(config.default_num_threads())
+    assert os.environ["OPENBLAS_NUM_THREADS"] == str(machine.default_num_threads())
 
 
 # ----------------------------------------------------------------------------- devices
