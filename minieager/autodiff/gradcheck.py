@@ -15,10 +15,10 @@ import numpy as np
 
 from .. import nest
 from ..engine import dtypes
-from ..ops.creation import constant
+from ..ops.creation import constant, convert_to_tensor
 from ..ops.elementwise import multiply
 from ..ops.reductions import reduce_sum
-from .tape import GradientTape
+from .tape import GradientTape, UnconnectedGradients
 
 
 class GradientCheckError(AssertionError):
@@ -110,8 +110,6 @@ def compute_gradient(f, x, delta=None):
     if not isinstance(x, (list, tuple)):
         raise ValueError(f"compute_gradient: x must be a list or tuple of the arguments of f (as TF), got "
                          f"{type(x).__name__}. Write compute_gradient(f, [x]).")
-    from ..ops.creation import convert_to_tensor
-    from .tape import UnconnectedGradients
     delta = 1e-3 if delta is None else float(delta)
     xs = [convert_to_tensor(v) for v in x]
     with GradientTape(persistent=True) as tape:

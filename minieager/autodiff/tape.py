@@ -16,10 +16,11 @@ from typing import NamedTuple
 
 from .. import nest
 from ..engine import recording
-from ..errors import InvalidArgumentError
 from ..engine.scope import open_scopes
 from ..engine.tensor import Tensor
-from ..ops.creation import zeros_like
+from ..errors import InvalidArgumentError
+from ..ops import creation, indexing, shape as shape_ops
+from ..ops.creation import convert_to_tensor, zeros_like
 from .backprop import backward
 from .variable import Variable
 
@@ -212,7 +213,6 @@ class GradientTape:
     def _output_gradients(targets, output_gradients):
         if output_gradients is None:
             return [None] * len(targets)
-        from ..ops.creation import convert_to_tensor
         given = nest.flatten(output_gradients)
         if len(given) != len(targets):
             raise InvalidArgumentError(
@@ -239,7 +239,6 @@ class GradientTape:
         ``parallel_iterations`` and ``experimental_use_pfor`` are accepted for TF's signature; the rows
         are always computed one after another.
         """
-        from ..ops import creation, shape as shape_ops
         self._check_usable()
         zero_if_unconnected = UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.ZERO
         flat = self._flat_sources(sources)
@@ -266,7 +265,6 @@ class GradientTape:
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: target (B, ...) and source (B, ...) -> (B, target..., source...)."""
-        from ..ops import indexing, shape as shape_ops
         for what, t in (("target", target), ("source", source)):
             if t.ndim < 2:      # as TF: each example's target and source must be at least a vector
                 raise ValueError(

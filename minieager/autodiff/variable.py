@@ -18,14 +18,14 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import CPU, to_device, to_host
-from ..errors import InvalidArgumentError
 from ..engine.op import EffectOp
 from ..engine.recording import outside_traces, tracers
 from ..engine.tensor import Tensor, _new_object, _next_id, wrap
+from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
 from ..ops._operands import _convert_like
-from ..ops.creation import convert_to_tensor
-from ..ops.elementwise import add, subtract
+from ..ops.creation import constant, convert_to_tensor
+from ..ops.elementwise import add, cast, subtract
 from ..ops.indexing import _normalize_index, getitem
 from ..ops.shape import identity
 
@@ -51,7 +51,6 @@ class Variable(Tensor):
                 initial_value = initial_value()
         if dtype is not None and not isinstance(initial_value, Tensor):
             # Straight to the requested dtype: Variable(0.1, dtype=float64) must not pass through float32.
-            from ..ops.creation import constant
             initial_value = constant(initial_value, dtype=dtype)
         value = convert_to_tensor(initial_value)
         if tracers and hasattr(value, "_tracer"):    # a symbolic tensor of me.function: no value yet
@@ -60,7 +59,6 @@ class Variable(Tensor):
                 "it has no value yet. Create the variable outside the function (or from a constant or an "
                 "initializer on its first call) and assign to it inside.")
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
-            from ..ops.elementwise import cast
             value = cast(value, dtype)
         if constraint is not None and not callable(constraint):
             raise TypeError(f"Variable: constraint must be a function of the variable, got {type(constraint).__name__}.")

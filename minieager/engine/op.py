@@ -13,7 +13,7 @@ from ..errors import InvalidArgumentError
 from ..kernels.registry import get_kernel
 from . import recording
 from .device import CPU
-from .recording import observers, tracers   # lists that are only ever mutated, so these names stay valid
+from .recording import observers, tracers  # lists that are only ever mutated, so these names stay valid
 from .tensor import wrap
 
 NO_ATTRS = MappingProxyType({})   # the attrs of every attribute-less call: one shared, read-only mapping

@@ -11,10 +11,10 @@ import itertools
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from . import dtypes
 from .convert import checked_array
 from .device import CPU, current_device, is_host_array, to_device, to_host
-from ..errors import InvalidArgumentError
 
 _next_id = itertools.count().__next__
 _new_object = object.__new__

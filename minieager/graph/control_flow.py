@@ -13,11 +13,13 @@ differentiable (its gradient is a cond of the branches' gradients); a while loop
 import numpy as np
 
 from .. import nest
-from ..errors import InvalidArgumentError
+from ..autodiff.tape import GradientTape
 from ..engine.op import Op
 from ..engine.recording import tracers
 from ..engine.tensor import Tensor
+from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
+from ..ops.creation import convert_to_tensor, zeros_like
 from .effects import EffectOp
 from .ir import run, run_arrays
 from .symbolic import SymbolicTensor
@@ -25,7 +27,6 @@ from .tracing import Tracer
 
 
 def _flat_tensors(result, what):
-    from ..ops.creation import convert_to_tensor
     flat = []
     for leaf in nest.flatten(result):
         if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
@@ -76,8 +77,6 @@ def _cond_kernel(pred, *captured, true_graph, false_graph, true_inputs, false_in
 
 def _cond_vjp(dys, pred, *captured, out, true_graph, false_graph, true_inputs, false_inputs):
     """The gradient of a cond is a cond of the gradients: replay the chosen branch under a tape."""
-    from ..autodiff.tape import GradientTape
-    from ..ops.creation import zeros_like
     outs = out if isinstance(out, (list, tuple)) else [out]
     dys = dys if isinstance(dys, (list, tuple)) else [dys]
     dys = [zeros_like(o) if d is None else d for d, o in zip(dys, outs)]   # an unused output: no gradient
@@ -156,7 +155,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; returns the final loop_vars
     (same structure). Inside ``me.function``: one ``while`` node running the traced cond and body.
     The body must keep each loop variable's shape and dtype."""
-    from ..ops.creation import convert_to_tensor
     if not callable(cond) or not callable(body):
         raise TypeError("me.while_loop(cond, body, loop_vars): cond and body must be functions of the loop "
                         "variables.")

@@ -11,11 +11,12 @@ import sys
 import numpy as np
 
 from ..engine import dtypes
-from ..errors import InvalidArgumentError
 from ..engine.op import EffectOp
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor, wrap
+from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
+from ..ops.creation import convert_to_tensor
 from .symbolic import UnknownShape
 
 
@@ -104,7 +105,6 @@ def _py_stand_in(values, func, specs, numpy_inputs):
 
 
 def _py_call(func, inp, Tout, numpy_inputs, kind):
-    from ..ops.creation import convert_to_tensor
     if not callable(func):
         raise TypeError(f"{kind}: func must be callable, got {type(func).__name__}.")
     specs, single = _as_specs(Tout)

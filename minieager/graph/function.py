@@ -19,9 +19,10 @@ import numpy as np
 from .. import nest
 from ..autodiff.variable import Variable
 from ..engine import recording
-from ..errors import InvalidArgumentError
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor
+from ..errors import InvalidArgumentError
+from ..ops.creation import constant, convert_to_tensor
 from . import passes
 from .ir import run
 from .tracing import Tracer
@@ -71,7 +72,6 @@ class ConcreteFunction:
         return self._structure
 
     def __call__(self, *tensors):
-        from ..ops.creation import convert_to_tensor
         inputs = self.graph.inputs
         if len(tensors) != len(inputs):
             raise InvalidArgumentError(
@@ -198,7 +198,6 @@ class Function:
                     f"have static shapes. Give every dimension, or pass an example tensor.")
             return "tensor", ("tensor", leaf.shape, leaf.dtype.name), leaf
         if isinstance(leaf, np.ndarray):
-            from ..ops.creation import constant
             leaf = constant(leaf)
             return "tensor", ("tensor", tuple(leaf._value.shape), leaf._dtype.name), leaf
         if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
@@ -211,7 +210,6 @@ class Function:
             return "python", ("object", id(leaf)), leaf
 
     def _check_against_signature(self, args, kwargs):
-        from ..ops.creation import convert_to_tensor
         if kwargs:
             args = tuple(self._bind(args, kwargs).args)
         specs = self.input_signature
@@ -249,7 +247,6 @@ class Function:
 
     # ---- tracing ----------------------------------------------------------------------------
     def _trace(self, bound, leaves):
-        from ..ops.creation import convert_to_tensor
         tracer = Tracer(self.name)
         with tracer:
             args = []

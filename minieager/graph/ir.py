@@ -22,10 +22,12 @@ with inputs on two raises the eager ops' error), with that device's kernels.
 """
 import numpy as np
 
+from ..autodiff.variable import Variable
 from ..engine import recording
 from ..engine.device import CPU, current_device, to_device, to_host
-from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, place, wrap
+from ..errors import InvalidArgumentError
+from .draw import draw
 
 KINDS = ("placeholder", "constant", "variable", "call", "output")
 
@@ -111,7 +113,6 @@ class Graph:
 
     def draw(self, title=None, direction="LR", builtin_layout=True):
         """The graph drawn in the tape debugger's visual language (an SVG in a notebook)."""
-        from .draw import draw
         return draw(self, title, direction, builtin_layout)
 
     def _repr_pretty_(self, p, cycle):   # IPython prints the listing, not the repr
@@ -288,7 +289,6 @@ def _run_ops(graph, inputs, device):
 
 def _plain(t):
     """A returned Variable becomes its current value, as on the fast path (in a trace: a read)."""
-    from ..autodiff.variable import Variable
     if not isinstance(t, Variable):
         return t
     return recording.tracers[-1].read(t) if recording.tracers else wrap(t._value, t._device)

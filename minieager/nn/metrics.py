@@ -13,9 +13,10 @@ import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine import dtypes
-from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
+from ..errors import InvalidArgumentError
 from ..ops.creation import convert_to_tensor
+from .layers.base import _snake_case
 
 
 def _array(values):
@@ -59,7 +60,6 @@ class Metric:
 
 
 def _default_name(class_name):
-    from .layers.base import _snake_case
     return _snake_case(class_name)
 
 

@@ -4,8 +4,9 @@ A Model is a Layer that holds layers: its ``variables`` are theirs, each once, i
 layers were assigned. ``compile``/``fit``/``evaluate``/``predict`` (``nn/training.py``) are there
 for Keras-style training; a custom loop with a GradientTape works just as well.
 """
-from ..errors import InvalidArgumentError
 from ..engine.tensor import TensorShape
+from ..errors import InvalidArgumentError
+from ..train import Checkpoint
 from . import functional, training
 from .layers.base import Layer, _shape_text
 
@@ -90,12 +91,10 @@ class Model(Layer):
 
     def save_weights(self, filepath):
         """Write every variable of the model to a checkpoint at ``filepath`` (as Keras' TF-format weights)."""
-        from ..train import Checkpoint
         return Checkpoint(model=self).write(filepath)
 
     def load_weights(self, filepath):
         """Read the weights ``save_weights`` wrote into this model (built the same way); returns the status."""
-        from ..train import Checkpoint
         return Checkpoint(model=self).restore(filepath)
 
     def evaluate(self, x=None, y=None, batch_size=32, verbose=0):

@@ -19,8 +19,9 @@ import numpy as np
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
 from ..engine.device import device, to_device
-from ..errors import InvalidArgumentError
 from ..engine.recording import tracers
+from ..errors import InvalidArgumentError
+from ..graph.effects import trace_apply_gradients
 from ..kernels.registry import get_kernel
 from ..ops.creation import convert_to_tensor
 
@@ -145,7 +146,6 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Apply one update per (gradient, variable); None gradients are skipped with a warning."""
         if tracers:      # inside me.function: one effect node that runs this method (graph/effects.py)
-            from ..graph.effects import trace_apply_gradients
             return trace_apply_gradients(tracers[-1], self, grads_and_vars, global_step)
         pairs = self._checked_pairs(grads_and_vars, stacklevel=3)
         step = int(self.iterations) + 1

@@ -13,9 +13,9 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.convert import to_array
-from ..errors import DTypeError, InvalidArgumentError
 from ..engine.device import CPU
 from ..engine.tensor import Tensor, place, wrap
+from ..errors import DTypeError, InvalidArgumentError
 from .creation import convert_to_tensor
 
 _PYTHON_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)

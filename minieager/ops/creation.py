@@ -10,8 +10,8 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.convert import checked_array, fit
 from ..engine.device import current_device, to_host
-from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, place
+from ..errors import InvalidArgumentError
 from . import _args
 
 

@@ -8,15 +8,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import DTypeError, InvalidArgumentError
+from ..engine import dtypes
 from ..engine.op import Op
 from ..engine.tensor import Tensor, place
+from ..errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
 from . import _args
 from ._axes import normalize_axis
 from ._operands import check_not_bool, operands
-from .creation import convert_to_tensor, zeros_like
+from .creation import _shape_tuple, convert_to_tensor, zeros_like
 from .elementwise import equal, where
-from .shape import reshape
+from .shape import reshape, transpose
 
 newaxis = None
 
@@ -38,7 +39,6 @@ def _normalize_index(index, shape, op_name="getitem"):
             raise InvalidArgumentError(f"{op_name}: a slice step must not be 0, got {item} (tensor shape {tuple(shape)}).")
         if isinstance(item, Tensor):
             if getattr(item, "_tracer", None) is not None:   # a symbolic tensor of me.function: no value yet
-                from ..errors import OperatorNotAllowedInGraphError
                 raise OperatorNotAllowedInGraphError(
                     "getitem: indexing with a tensor needs its value, but inside me.function the index is a "
                     "symbolic tensor (it has a value only when the graph runs). Use me.gather(x, indices) instead.")
@@ -129,7 +129,6 @@ _one_hot = Op("one_hot", ("indices",))
 
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=None, name=None):
     """A new last axis of size ``depth``: ``on_value`` at each index, ``off_value`` elsewhere."""
-    from ..engine import dtypes
     indices = convert_to_tensor(indices)
     if not indices.dtype.is_integer:
         raise DTypeError(f"one_hot: indices must be integers, got {indices.dtype.name}.")
@@ -137,7 +136,6 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=None, na
     depth = _args.integer(depth, "one_hot", "depth", minimum=0)
     result = _one_hot(indices, depth=depth, on_value=on_value, off_value=off_value, dtype=dtype)
     if axis not in (-1, indices.ndim):
-        from .shape import transpose
         perm = list(range(indices.ndim))
         perm.insert(normalize_axis(axis, indices.ndim + 1, "one_hot"), indices.ndim)
         result = transpose(result, perm)
@@ -195,7 +193,6 @@ def gather_nd(params, indices, batch_dims=0, name=None):
 
 def scatter_nd(indices, updates, shape, name=None):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeated indices add up, as in TF)."""
-    from .creation import _shape_tuple
     indices, updates = convert_to_tensor(indices), convert_to_tensor(updates)
     shape = _shape_tuple(shape, "scatter_nd")
     k = _check_nd_indices("scatter_nd", indices, shape)

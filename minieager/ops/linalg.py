@@ -7,13 +7,14 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
 from ..engine.op import Op
-from . import _args
-from . import elementwise as ew
+from ..errors import InvalidArgumentError
+from . import _args, elementwise as ew
 from ._axes import normalize_axis
 from ._operands import broadcast_shape, check_not_bool, operands
 from .creation import convert_to_tensor
+from .reductions import reduce_max, reduce_sum
+from .shape import broadcast_to, reshape, transpose
 
 
 def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
@@ -59,7 +60,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
 
 def tensordot(a, b, axes, name=None):
     """Sum products over ``axes`` of a and b (an int n: the last n of a with the first n of b)."""
-    from .shape import reshape, transpose
     a, b = operands("tensordot", a, b)
     check_not_bool("tensordot", a)
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
@@ -93,7 +93,6 @@ def tensordot(a, b, axes, name=None):
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002 (TF's name)
     """The vector norm: 'euclidean' (2), 1, or np.inf, over ``axis`` (default: all elements)."""
-    from .reductions import reduce_max, reduce_sum
     x = ew.convert_to_tensor(tensor)
     check_not_bool("norm", x)
     if ord in ("euclidean", 2, "fro"):
@@ -138,7 +137,6 @@ def _einsum_vjp(dy, *inputs, out, equation):
         grad = _einsum(dy, *[t for j, t in enumerate(inputs) if j != k],
                        equation=",".join([output] + others) + "->" + kept)
         if kept != subs[k]:
-            from .shape import broadcast_to, reshape
             grad = broadcast_to(reshape(grad, [n if c in seen else 1 for c, n in zip(subs[k], x.shape)]), x.shape)
         grads.append(grad)
     return tuple(grads)

@@ -5,9 +5,9 @@ then ``me.stack``. The gradient is that of the slicing and the stacking, through
 """
 from .. import nest
 from ..engine import dtypes
-from ..errors import DTypeError, InvalidArgumentError
-from ..engine.tensor import Tensor
 from ..engine.spec import TensorSpec
+from ..engine.tensor import Tensor
+from ..errors import DTypeError, InvalidArgumentError
 from .creation import convert_to_tensor, zeros
 from .indexing import getitem
 from .shape import stack, stop_gradient

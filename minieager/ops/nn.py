@@ -6,13 +6,14 @@ conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
 import numpy as np
 
 from ..engine import recording
-from ..errors import InvalidArgumentError, UnimplementedError
 from ..engine.op import Op
-from . import elementwise as ew
-from . import _args
+from ..errors import InvalidArgumentError, UnimplementedError
+from . import _args, elementwise as ew
 from ._axes import normalize_axis
 from ._operands import check_float, check_not_bool, operands
 from .creation import convert_to_tensor
+from .indexing import one_hot
+from .random import uniform
 from .reductions import reduce_sum
 from .shape import expand_dims
 
@@ -57,7 +58,6 @@ def _xent_vjp(dys, logits, labels, out, mean=False):
 
 
 def _one_hot_like(labels, logits):
-    from .indexing import one_hot
     return one_hot(labels, logits.shape[-1], dtype=logits.dtype)
 
 
@@ -285,7 +285,6 @@ def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=
 # ---- dropout -------------------------------------------------------------------------------------
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability ``rate`` and scale the rest by 1/(1 - rate)."""
-    from .random import uniform
     x = convert_to_tensor(x)
     check_float("dropout", x)
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) or not 0 <= rate < 1:

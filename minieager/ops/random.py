@@ -7,13 +7,14 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import CPU, current_device
-from ..errors import DTypeError, InvalidArgumentError
 from ..engine.op import EffectOp
 from ..engine.recording import tracers
 from ..engine.tensor import place, wrap
+from ..errors import DTypeError, InvalidArgumentError
 from ..kernels.registry import get_kernel, register_kernel
 from . import _args
-from .creation import _shape_tuple
+from .creation import _shape_tuple, convert_to_tensor
+from .indexing import gather
 
 _global_seed = None
 _generators = {}    # op seed (or None) -> numpy Generator
@@ -160,8 +161,6 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 
 def shuffle(value, seed=None, name=None):
     """The tensor with its first axis randomly permuted."""
-    from .indexing import gather
-    from .creation import convert_to_tensor
     value = convert_to_tensor(value)
     if value.ndim == 0:
         raise InvalidArgumentError("random.shuffle: needs a tensor of rank >= 1 to shuffle along its first axis, got a scalar.")

@@ -9,13 +9,13 @@ import numpy as np
 
 from ..engine import recording
 from ..engine.device import to_device
-from ..errors import InvalidArgumentError
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
+from ..errors import InvalidArgumentError
 from . import _args
 from ._axes import normalize_axes, normalize_axis
-from ._operands import broadcast_shape
-from .creation import convert_to_tensor
+from ._operands import broadcast_shape, operands
+from .creation import constant, convert_to_tensor
 
 # ---- copies -------------------------------------------------------------------------------------
 _identity = Op("identity", ("x",), "x", ("dy",), vjp=lambda dy, x, out: (dy,))
@@ -123,7 +123,7 @@ def transpose(a, perm=None, name=None):
 
 # ---- broadcasting and tiling ---------------------------------------------------------------------
 def _broadcast_to_vjp(dy, x, out, shape):
-    from .reductions import unbroadcast   # reductions builds on shape's ops
+    from .reductions import unbroadcast  # reductions builds on shape's ops
     return (unbroadcast(dy, x.shape),)
 
 
@@ -176,7 +176,6 @@ _concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place alon
 
 def concat(values, axis, name=None):
     """Join tensors along an existing axis."""
-    from ._operands import operands
     if isinstance(values, Tensor) or not values:
         raise InvalidArgumentError(
             f"concat: values must be a non-empty list of tensors, got {values!r:.80}.")
@@ -195,7 +194,6 @@ def concat(values, axis, name=None):
 
 def stack(values, axis=0, name=None):
     """Join tensors of one shape along a new axis."""
-    from ._operands import operands
     if isinstance(values, Tensor) or not values:
         raise InvalidArgumentError(f"stack: values must be a non-empty list of tensors, got {values!r:.80}.")
     tensors = operands("stack", *values) if len(values) > 1 else [convert_to_tensor(values[0])]
@@ -256,15 +254,12 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 # ---- facts about shapes -------------------------------------------------------------------------
 def shape(input, out_type=None, name=None):  # noqa: A002
-    from .creation import constant
     return constant(list(convert_to_tensor(input).shape), dtype=out_type or "int32")
 
 
 def size(input, out_type=None, name=None):  # noqa: A002
-    from .creation import constant
     return constant(convert_to_tensor(input)._value.size, dtype=out_type or "int32")
 
 
 def rank(input, name=None):  # noqa: A002
-    from .creation import constant
     return constant(convert_to_tensor(input).ndim)

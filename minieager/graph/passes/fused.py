@@ -42,7 +42,9 @@ from ... import machine
 from ...engine import dtypes
 from ...engine.device import device_type
 from ...engine.op import Op
+from ...kernels.cpu.threads import use_threads_for
 from ...kernels.registry import get_kernel
+from ...ops.elementwise import add
 from ...ops.reductions import unbroadcast
 
 # op name -> its formula on one element; {0}, {1}, {2} are its operands, {alpha} an attr.
@@ -208,7 +210,6 @@ class FusedKernel:
         self._function = None
 
     def __call__(self, *arrays):
-        from ...kernels.cpu.threads import use_threads_for
         if self._function is None:
             self._function, self.path = load(self.source)
         out = np.empty(self.shape, self.dtype.np_dtype)
@@ -281,7 +282,6 @@ class FusedOp(Op):
 
     def _vjp(self, dy, *inputs, out, needs):
         """The chain rule through the members, last to first, with their own VJPs."""
-        from ...ops.elementwise import add
         n = len(inputs)
         values = list(inputs)
         for member in self.members[:-1]:   # the intermediates, recomputed with minieager ops
