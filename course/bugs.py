@@ -8,8 +8,7 @@ Please do not read this file before you have found the bug with the tools.
 import numpy as np
 
 import minieager as me
-from minieager.engine.op import Op
-from minieager.kernels.registry import register_kernel
+from minieager.extend import Op, register_kernel
 
 
 @register_kernel("course_softplus", "cpu")

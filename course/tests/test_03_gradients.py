@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.engine.op import Op
+from minieager.extend import Op
 from course.expect import expect, expect_close, expect_equal, learner
 
 

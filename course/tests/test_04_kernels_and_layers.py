@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.kernels.registry import get_kernel
+from minieager.extend import get_kernel
 from course.expect import expect, expect_close, expect_equal, learner
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.graph.ir import Graph, run
+from minieager.extend import Graph, run
 from minieager.graph.passes import common_subexpression_elimination as library_cse
 from minieager.graph.passes import dead_code_elimination as library_dce
 from course.expect import CheckFailure, expect, expect_close, expect_equal, learner
@@ -169,7 +169,7 @@ def _same_results(name, case, graph, got):
     outputs, state = _run(got, case)
     expect_equal(len(outputs), len(expected_outputs), f"the number of outputs of {name}(graph) for {case}")
     for k, (o, e) in enumerate(zip(outputs, expected_outputs)):
-        expect_close(o, e, f"output {k} of {name}(graph) for {case}, run with minieager.graph.ir.run")
+        expect_close(o, e, f"output {k} of {name}(graph) for {case}, run with minieager.extend.run")
     expect_close(state, expected_state, f"STATE after running {name}(graph) for {case}")
 
 

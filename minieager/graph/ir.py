@@ -15,8 +15,10 @@ never remove, fold, merge or reorder them past each other. A ``variable`` node r
 variable's value where it stands, so it must not move past an effect node either.
 
 ``run(graph, *inputs)`` interprets a graph: with no tape open it calls each node's kernel on
-arrays straight from precomputed slots (the fast path); with a tape open it calls each node's Op
-on Tensors, so the tape records the calls and gradients of a graph come for free. A graph runs
+arrays straight from precomputed slots (the fast path, ``run_arrays``); with a tape open it runs
+the ``Interpreter``, which calls each node's Op on Tensors, so the tape records the calls and
+gradients of a graph come for free. ``Interpreter`` is also the class to subclass to watch or
+change a run node by node. A graph runs
 where eager code would: on the device of its tensor inputs and variables (one device: a graph
 with inputs on two raises the eager ops' error), with that device's kernels.
 """
@@ -211,17 +213,21 @@ def _call_step(target, kernel, ins, attrs):
 def run(graph, *inputs):
     """Execute ``graph`` on ``inputs`` (NumPy arrays or Tensors, one per placeholder); returns the
     outputs as a list of Tensors, on the device the graph ran on."""
-    if len(inputs) != len(graph.inputs):
-        raise InvalidArgumentError(
-            f"run: graph '{graph.name}' takes {len(graph.inputs)} inputs "
-            f"({', '.join(n.name for n in graph.inputs)}), got {len(inputs)}.")
-    device = _device(graph, inputs)
     if recording.observers or recording.tracers or recording.check_numerics:
-        return _run_ops(graph, inputs, device)   # a tape (or an outer trace) must see every op
+        return Interpreter(graph).run(*inputs)   # a tape (or an outer trace) must see every op
+    _check_inputs(graph, inputs)
+    device = _device(graph, inputs)
     arrays = [x._value if isinstance(x, Tensor) else x for x in inputs]
     if device != CPU:
         arrays = [to_device(np.asarray(a), device) for a in arrays]    # (device arrays stay as they are)
     return [wrap(a, device) for a in run_arrays(graph, arrays, device)]
+
+
+def _check_inputs(graph, inputs):
+    if len(inputs) != len(graph.inputs):
+        raise InvalidArgumentError(
+            f"run: graph '{graph.name}' takes {len(graph.inputs)} inputs "
+            f"({', '.join(n.name for n in graph.inputs)}), got {len(inputs)}.")
 
 
 def _device(graph, inputs):
@@ -263,28 +269,61 @@ def run_arrays(graph, arrays, device=CPU):
     return [env[s] for s in output_slots]
 
 
-def _run_ops(graph, inputs, device):
-    """The slow path: each node through its eager Op, on Tensors (tapes record, traces inline)."""
-    values = {}
-    for node, x in zip(graph.inputs, inputs):
-        values[node] = x if isinstance(x, Tensor) else place(np.asarray(x), device)
-    results = {}
-    for node in graph.nodes:
-        if node.kind == "placeholder":
-            continue
-        if node.kind == "constant":
-            values[node] = place(to_host(node.value), device)
-        elif node.kind == "variable":
-            values[node] = node.value          # the Variable itself: a tape sees it and watches it
-        elif node.index is None:
-            values[node] = node.op(*[values[i] for i in node.inputs], **node.attrs)
-        else:
-            key = (node.op, tuple(id(values[i]) for i in node.inputs),
-                   tuple(sorted((k, id(v)) for k, v in node.attrs.items())))
-            if key not in results:
-                results[key] = node.op(*[values[i] for i in node.inputs], **node.attrs)
-            values[node] = results[key][node.index]
-    return [_plain(values[n]) for n in graph.outputs]
+class Interpreter:
+    """Runs a graph node by node, each through its eager Op, on Tensors: the interpreter to read,
+    and to subclass (as torch.fx's ``Interpreter``).
+
+        class Counter(Interpreter):
+            def call(self, node, args):
+                self.calls = getattr(self, "calls", 0) + 1
+                return super().call(node, args)
+
+        Counter(graph).run(x)
+
+    ``run_node`` dispatches on the node's kind to ``constant``, ``variable`` or ``call``; override any
+    of them. Because every call goes through the Op, an open GradientTape records the run as it
+    would eager code. ``run(graph, ...)`` uses this class whenever a tape or a trace must see the
+    ops; otherwise it takes the fast path, ``run_arrays``, which does the same work from a plan
+    made once per graph and device: every node's kernel and argument slots looked up in advance,
+    arrays in and out, no Tensors.
+    """
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def run(self, *inputs):
+        """The graph's outputs (Tensors) for ``inputs`` (Tensors or NumPy arrays, one per placeholder)."""
+        graph = self.graph
+        _check_inputs(graph, inputs)
+        self.device = _device(graph, inputs)
+        self.env = {}                  # node -> its value
+        self._multi = {}               # one run of each call with several outputs
+        for node, x in zip(graph.inputs, inputs):
+            self.env[node] = x if isinstance(x, Tensor) else place(np.asarray(x), self.device)
+        for node in graph.nodes:
+            if node.kind != "placeholder":
+                self.env[node] = self.run_node(node)
+        return [_plain(self.env[n]) for n in graph.outputs]
+
+    def run_node(self, node):
+        if node.kind == "call":
+            return self.call(node, [self.env[i] for i in node.inputs])
+        return getattr(self, node.kind)(node)
+
+    def constant(self, node):
+        return place(to_host(node.value), self.device)
+
+    def variable(self, node):
+        return node.value          # the Variable itself: a tape sees it and watches it
+
+    def call(self, node, args):
+        if node.index is None:
+            return node.op(*args, **node.attrs)
+        # One of several outputs (``split``): the op runs once for all its siblings.
+        key = (node.op, tuple(id(a) for a in args), tuple(sorted((k, id(v)) for k, v in node.attrs.items())))
+        if key not in self._multi:
+            self._multi[key] = node.op(*args, **node.attrs)
+        return self._multi[key][node.index]
 
 
 def _plain(t):
