@@ -17,7 +17,7 @@ from ..engine.tensor import Tensor, wrap
 from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
 from ..ops.creation import convert_to_tensor
-from .symbolic import UnknownShape
+from .symbolic import NoValue
 
 
 def _forget_reads(tracer, attrs, outputs):
@@ -100,7 +100,7 @@ def _py_function_kernel(*arrays, func, specs, numpy_inputs):
 
 
 def _py_stand_in(values, func, specs, numpy_inputs):
-    return tuple(UnknownShape("py_function", dtype) if shape is None else np.zeros(shape, dtype.np_dtype)
+    return tuple(NoValue.unknown_shape("py_function", dtype) if shape is None else np.zeros(shape, dtype.np_dtype)
                  for shape, dtype in specs)
 
 

@@ -23,36 +23,36 @@ def no_value_error(t, what):
         f"to debug with real values run the function eagerly: me.config.run_functions_eagerly(True).")
 
 
-class UnknownShape:
-    """The stand-in of a tensor whose shape is unknown until it runs (a placeholder declared without
-    a shape, the output of a py_function given only a dtype): any use that needs the shape fails."""
+class NoValue:
+    """The stand-in array of a symbolic tensor that has nothing to compute with: any use fails with
+    ``why``, instead of computing with a meaningless stand-in. Two cases make one:
 
-    __slots__ = ("name", "dtype")
+    ``unknown_shape(name, dtype)``  a tensor whose shape is unknown until it runs (a placeholder
+                                    declared without a shape, a py_function given only a dtype)
+    ``trace_over(name, trace)``     a symbolic tensor whose trace is over (kept in a list, a global,
+                                    returned from a branch ...)
+    """
 
-    def __init__(self, name, dtype):
-        self.name, self.dtype = name, dtype
+    __slots__ = ("name", "dtype", "why")
 
-    def __getattr__(self, attr):
-        raise InvalidArgumentError(
-            f"Tensor '{self.name}' has no known shape while the graph is built, so ops that need it cannot be "
-            f"recorded. Give it a shape: me.compat.v1.placeholder(dtype, shape=[...]), or "
-            f"Tout=me.TensorSpec(shape, dtype) for a py_function.")
-
-
-class TraceOver:
-    """The stand-in of a symbolic tensor once its trace is over (kept in a list, a global, returned
-    from a branch ...): any use of it fails, instead of computing with a meaningless stand-in."""
-
-    __slots__ = ("name", "trace")
-
-    def __init__(self, name, trace):
-        self.name, self.trace = name, trace
+    def __init__(self, name, dtype, why):
+        self.name, self.dtype, self.why = name, dtype, why
 
     def __getattr__(self, attr):
-        raise InvalidArgumentError(
-            f"Tensor '{self.name}' belongs to the trace of '{self.trace}', which is over: a symbolic tensor "
-            f"cannot leave the function (or graph) that made it. Return it from the function instead.")
+        raise InvalidArgumentError(f"Tensor '{self.name}' {self.why}")
 
+    @classmethod
+    def unknown_shape(cls, name, dtype):
+        return cls(name, dtype,
+                   "has no known shape while the graph is built, so ops that need it cannot be recorded. Give it "
+                   "a shape: me.compat.v1.placeholder(dtype, shape=[...]), or Tout=me.TensorSpec(shape, dtype) "
+                   "for a py_function.")
+
+    @classmethod
+    def trace_over(cls, name, trace):
+        return cls(name, None,
+                   f"belongs to the trace of '{trace}', which is over: a symbolic tensor cannot leave the function "
+                   f"(or graph) that made it. Return it from the function instead.")
 
 class SymbolicTensor(Tensor):
     """A tensor being traced: node ``_node`` of the graph that ``_tracer`` records."""
@@ -90,9 +90,9 @@ class SymbolicTensor(Tensor):
 def stand_in(shape, dtype, name):
     """The array a fresh placeholder computes with while tracing: ones for floats (no log(0), no
     division by zero), zeros for integers (a valid index or label for any size), or an
-    ``UnknownShape`` when the shape is not known."""
+    ``NoValue`` when the shape is not known."""
     if shape is None:
-        return UnknownShape(name, dtype)
+        return NoValue.unknown_shape(name, dtype)
     return (np.zeros if dtype.is_integer else np.ones)(shape, dtype.np_dtype)
 
 

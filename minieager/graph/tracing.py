@@ -31,7 +31,7 @@ from ..engine.dtypes import BY_NUMPY
 from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor, _next_id
 from .ir import Graph, Node
-from .symbolic import SymbolicTensor, TraceOver, UnknownShape, stand_in
+from .symbolic import NoValue, SymbolicTensor, stand_in
 
 DATA_DEPENDENT_SHAPES = {"where_indices"}   # ops whose output shape depends on values: not traceable
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../minieager
@@ -67,7 +67,7 @@ class Tracer:
     def close(self):
         """The trace is over: its symbolic tensors drop their stand-ins and refuse any further use."""
         for t in self._made:
-            t._value = TraceOver(t._node.name, self.name)
+            t._value = NoValue.trace_over(t._node.name, self.name)
         self._made = []
 
     def graph(self, outputs):
@@ -195,9 +195,9 @@ class Tracer:
             name = f"%{next(self._calls)}"
             if r is None:                                       # an effect that returns nothing
                 shape, dtype = (), None
-            elif isinstance(r, UnknownShape):
+            elif isinstance(r, NoValue):
                 shape, dtype = None, r.dtype
-                r = UnknownShape(name, dtype)
+                r = NoValue.unknown_shape(name, dtype)
             else:
                 shape, dtype = r.shape, BY_NUMPY[r.dtype]
             node = Node("call", name, op=op, inputs=in_nodes, shape=shape, dtype=dtype,
