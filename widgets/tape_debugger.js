@@ -9,10 +9,14 @@
 // (int, counted from 1 as the "step 2 / 5" label shows it; 0 = before the first step), `mode`
 // ("backward" | "forward"), `selected` (node id or ""), `checks` (node id -> a gradient check).
 // Inside this file `k` is the step's index in the trace's list, step - 1 (-1 before the first).
+//
+// Geometry: every box's size comes from the trace (node `size`, cluster `folded_size`, set by
+// minieager/debugger/geometry.py), so the pictures Python draws and this page draw the same
+// boxes. This file defines no node sizes; it places nodes itself only where Python cannot
+// (while a tape records, rows that fit the canvas, the other direction, folded layers).
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const PAD = 28; // margin around the drawing, px
-const NODE_SIZE = { tensor: [140, 60], op: [96, 34], cluster: [204, 52] };
 const READABLE = 0.6; // below this zoom, text is too small to read: wrap, fold or scroll instead
 const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
@@ -208,9 +212,18 @@ function createLocalModel(state) {
 
 // ---------------------------------------------------------------- the trace
 
+// A box size as the trace gives it: [width, height] in px, both positive.
+const isSize = (v) => Array.isArray(v) && v.length === 2 && v.every((x) => Number.isFinite(x) && x > 0);
+
 function prepareTrace(raw) {
   const t = raw && typeof raw === "object" ? raw : {};
-  const nodes = (Array.isArray(t.nodes) ? t.nodes : []).filter((n) => n && n.id != null);
+  let nodes = (Array.isArray(t.nodes) ? t.nodes : []).filter((n) => n && n.id != null);
+  // Sizes come from Python (minieager/debugger/geometry.py); a trace without them (one made
+  // before format 2, or by hand) cannot be drawn as Python draws it, so it says so instead.
+  const unsized = nodes.find((n) => !isSize(n.size)) ?? (t.clusters ?? []).find((c) => c && c.id != null && !isSize(c.folded_size));
+  const sizeError = unsized ? `This trace gives no box size for ${unsized.nodes ? "cluster" : "node"} ${unsized.id} (a trace from before `
+    + "format 2, or made by hand): trace the tape again with this minieager." : null;
+  if (unsized) nodes = [];
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const edges = (t.edges ?? []).filter((e) => byId.has(e.source) && byId.has(e.target));
   const forward = (t.forward_steps ?? []).filter((f) => byId.has(f.op));
@@ -221,7 +234,7 @@ function prepareTrace(raw) {
       if (byId.has(out) && !linked.has(`${f.op}>${out}`)) edges.push({ id: `${f.op}:out${i}`, source: f.op, target: out, output_index: i });
     });
   }
-  const clusters = (t.clusters ?? []).filter((c) => c && c.id != null);
+  const clusters = unsized ? [] : (t.clusters ?? []).filter((c) => c && c.id != null);
   const clusterOf = new Map();
   for (const n of nodes) if (n.cluster != null) clusterOf.set(n.id, n.cluster);
   for (const c of clusters) for (const id of c.nodes ?? []) if (byId.has(id)) clusterOf.set(id, c.id);
@@ -245,10 +258,11 @@ function prepareTrace(raw) {
     sources: t.sources ?? [],
     unreached: new Set(t.unreached ?? []),
     gradients: new Map((t.gradients ?? []).map((g) => [g.source, g])),
-    layout: t.layout && t.layout.positions && t.layout.sizes ? t.layout : null,
+    layout: t.layout && t.layout.positions ? t.layout : null,
     direction: t.direction === "TB" ? "TB" : "LR",
     truncated: t.truncated ?? null,
-    error: typeof t.error === "string" && t.error ? t.error : null,
+    error: sizeError ?? (typeof t.error === "string" && t.error ? t.error : null),
+    unsized: Boolean(unsized),
   };
 }
 
@@ -288,26 +302,23 @@ function visibleGraph(p, view) {
 
 // ---------------------------------------------------------------- layout
 
-function defaultSize(vn) {
-  if (vn.kind === "cluster") return NODE_SIZE.cluster;
-  if (vn.kind === "op") return [Math.max(NODE_SIZE.op[0], textWidth(opLabel(vn.node), 12.5, true) + 36), NODE_SIZE.op[1]];
-  return NODE_SIZE.tensor;
-}
+// The box of a visible node, as the trace sizes it: a node's `size`, a folded cluster's `folded_size`.
+const sizeOf = (vn) => (vn.kind === "cluster" ? vn.cluster.folded_size : vn.node.size);
 
 // Positions from trace.layout (centres, y down) when it covers every node and matches the direction.
 function layoutFromTrace(p, g, direction) {
   const L = p.layout;
   if (!L || p.direction !== direction) return null;
-  const has = (id) => Array.isArray(L.positions[id]) && Array.isArray(L.sizes[id]);
+  const has = (id) => Array.isArray(L.positions[id]);
   if (!g.vnodes.every((v) => (v.kind === "cluster" ? v.members.every(has) : has(v.id)))) return null;
   const boxes = new Map();
   for (const v of g.vnodes) {
+    const [w, hh] = sizeOf(v);
     if (v.kind === "cluster") { // a folded cluster sits where its members were
       const xs = v.members.map((m) => L.positions[m][0]), ys = v.members.map((m) => L.positions[m][1]);
-      const [w, hh] = defaultSize(v);
       boxes.set(v.id, { x: (Math.min(...xs) + Math.max(...xs)) / 2, y: (Math.min(...ys) + Math.max(...ys)) / 2, w, h: hh });
     } else {
-      const [x, y] = L.positions[v.id], [w, hh] = L.sizes[v.id];
+      const [x, y] = L.positions[v.id];
       boxes.set(v.id, { x, y, w, h: hh });
     }
   }
@@ -317,7 +328,7 @@ function layoutFromTrace(p, g, direction) {
 // Fallback when the trace has no layout: a small layered (Sugiyama-style) layout in the tape's order.
 function layeredLayout(g, direction, wrap = null) {
   const ids = g.vnodes.map((v) => v.id);
-  const size = new Map(g.vnodes.map((v) => [v.id, defaultSize(v)]));
+  const size = new Map(g.vnodes.map((v) => [v.id, sizeOf(v)]));
   const succ = new Map(ids.map((i) => [i, []])), pred = new Map(ids.map((i) => [i, []]));
   for (const e of g.vedges) { succ.get(e.from).push(e.to); pred.get(e.to).push(e.from); }
 
@@ -766,7 +777,7 @@ class TapeDebugger {
     for (const c of [...this.view.collapsed]) if (!p.clusters.has(c)) this.view.collapsed.delete(c);
     if (!this.view.direction) this.direction.value = p.direction;
 
-    const empty = p.nodes.length === 0;
+    const empty = p.nodes.length === 0 && !p.unsized;
     this.root.classList.toggle("is-empty", empty);
     const ops = p.nodes.filter((n) => n.kind === "op").length;
     const target = p.byId.get(p.target);
