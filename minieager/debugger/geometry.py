@@ -46,3 +46,20 @@ def add_sizes(data):
     for c in data.get("clusters") or ():
         c["folded_size"] = list(FOLDED_SIZE)
     return data
+
+
+def with_sizes(data):
+    """``data`` when all its nodes and clusters carry their sizes, else a copy given them.
+
+    For traces saved before format 2 (a notebook's widget state keeps the trace it was run
+    with), so that today's front-end can draw them: their boxes are these same sizes.
+    """
+    nodes, clusters = data.get("nodes") or [], data.get("clusters") or []
+    if all("size" in n for n in nodes) and all("folded_size" in c for c in clusters):
+        return data
+    data = dict(data, nodes=[dict(n) for n in nodes], clusters=[dict(c) for c in clusters])
+    for n in data["nodes"]:
+        n.setdefault("size", list(node_size(n)))
+    for c in data["clusters"]:
+        c.setdefault("folded_size", list(FOLDED_SIZE))
+    return data

@@ -11,6 +11,7 @@ import numpy as np
 
 import minieager as me
 from minieager.debugger import geometry, trace
+from minieager.debugger.html import standalone_html
 from minieager.debugger.svg import render
 
 from .conftest import record
@@ -81,3 +82,15 @@ def test_the_front_end_defines_no_node_sizes():
     for w, h in (geometry.TENSOR_SIZE, geometry.OP_SIZE, geometry.FOLDED_SIZE):
         assert not re.search(rf"\b{w:g}\b[^\n]{{0,20}}\b{h:g}\b", code), f"{w:g}x{h:g} is written in tape_debugger.js"
     assert "vn.node.size" in code and "folded_size" in code
+
+
+def test_a_trace_saved_before_sizes_gets_them_on_its_page():
+    """A notebook's saved widget state keeps the trace it ran with; the course site draws it anew."""
+    d = mlp_trace().to_dict()
+    old = dict(d, version=1, nodes=[{k: v for k, v in n.items() if k != "size"} for n in d["nodes"]],
+               clusters=[{k: v for k, v in c.items() if k != "folded_size"} for c in d["clusters"]])
+    assert geometry.with_sizes(d) is d
+    upgraded = geometry.with_sizes(old)
+    assert upgraded["nodes"] == d["nodes"] and upgraded["clusters"] == d["clusters"]
+    assert "size" not in old["nodes"][0]             # the saved trace itself is left as it was
+    assert '"size": [156.0, 64.0]' in standalone_html(old)
