@@ -9,10 +9,27 @@
 // (int, counted from 1 as the "step 2 / 5" label shows it; 0 = before the first step), `mode`
 // ("backward" | "forward"), `selected` (node id or ""), `checks` (node id -> a gradient check).
 // Inside this file `k` is the step's index in the trace's list, step - 1 (-1 before the first).
+//
+// How the file is organised (anywidget loads one module, so it is one file, top to bottom):
+//   helpers          DOM helpers, values and how they are written, the model stand-in without a kernel
+//   the trace        prepareTrace (the trace made ready to draw), visibleGraph (folded, constants hidden)
+//   layout           the page's own layered layout, edge routes, layoutForCanvas (rows that fit)
+//   steps            what each backward / forward step shows, the rule with its numbers
+//   the views        one small class per concern, each building its own DOM:
+//                      ControlsView   toolbar (mode, reset/back/step/play, speed, slider) and footer options
+//                      CanvasView     the graph: nodes, edges, clusters; per step highlights and gradients
+//                      InspectorView  the side panel's step card and the selected node's card
+//                      ViewportView   zoom, scrolling, the minimap and the target / current-op finders
+//   the widget       TapeDebugger: the model's state and the prepared trace; tells the views what to show
+//   entry points     mount (standalone page) and anywidget's render
+//
+// Geometry: every box's size comes from the trace (node `size`, cluster `folded_size`, set by
+// minieager/debugger/geometry.py), so the pictures Python draws and this page draw the same
+// boxes. This file defines no node sizes; it places nodes itself only where Python cannot
+// (while a tape records, rows that fit the canvas, the other direction, folded layers).
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const PAD = 28; // margin around the drawing, px
-const NODE_SIZE = { tensor: [140, 60], op: [96, 34], cluster: [204, 52] };
 const READABLE = 0.6; // below this zoom, text is too small to read: wrap, fold or scroll instead
 const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
@@ -208,9 +225,18 @@ function createLocalModel(state) {
 
 // ---------------------------------------------------------------- the trace
 
+// A box size as the trace gives it: [width, height] in px, both positive.
+const isSize = (v) => Array.isArray(v) && v.length === 2 && v.every((x) => Number.isFinite(x) && x > 0);
+
 function prepareTrace(raw) {
   const t = raw && typeof raw === "object" ? raw : {};
-  const nodes = (Array.isArray(t.nodes) ? t.nodes : []).filter((n) => n && n.id != null);
+  let nodes = (Array.isArray(t.nodes) ? t.nodes : []).filter((n) => n && n.id != null);
+  // Sizes come from Python (minieager/debugger/geometry.py); a trace without them (one made
+  // before format 2, or by hand) cannot be drawn as Python draws it, so it says so instead.
+  const unsized = nodes.find((n) => !isSize(n.size)) ?? (t.clusters ?? []).find((c) => c && c.id != null && !isSize(c.folded_size));
+  const sizeError = unsized ? `This trace gives no box size for ${unsized.nodes ? "cluster" : "node"} ${unsized.id} (a trace from before `
+    + "format 2, or made by hand): trace the tape again with this minieager." : null;
+  if (unsized) nodes = [];
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const edges = (t.edges ?? []).filter((e) => byId.has(e.source) && byId.has(e.target));
   const forward = (t.forward_steps ?? []).filter((f) => byId.has(f.op));
@@ -221,7 +247,7 @@ function prepareTrace(raw) {
       if (byId.has(out) && !linked.has(`${f.op}>${out}`)) edges.push({ id: `${f.op}:out${i}`, source: f.op, target: out, output_index: i });
     });
   }
-  const clusters = (t.clusters ?? []).filter((c) => c && c.id != null);
+  const clusters = unsized ? [] : (t.clusters ?? []).filter((c) => c && c.id != null);
   const clusterOf = new Map();
   for (const n of nodes) if (n.cluster != null) clusterOf.set(n.id, n.cluster);
   for (const c of clusters) for (const id of c.nodes ?? []) if (byId.has(id)) clusterOf.set(id, c.id);
@@ -245,10 +271,11 @@ function prepareTrace(raw) {
     sources: t.sources ?? [],
     unreached: new Set(t.unreached ?? []),
     gradients: new Map((t.gradients ?? []).map((g) => [g.source, g])),
-    layout: t.layout && t.layout.positions && t.layout.sizes ? t.layout : null,
+    layout: t.layout && t.layout.positions ? t.layout : null,
     direction: t.direction === "TB" ? "TB" : "LR",
     truncated: t.truncated ?? null,
-    error: typeof t.error === "string" && t.error ? t.error : null,
+    error: sizeError ?? (typeof t.error === "string" && t.error ? t.error : null),
+    unsized: Boolean(unsized),
   };
 }
 
@@ -288,26 +315,23 @@ function visibleGraph(p, view) {
 
 // ---------------------------------------------------------------- layout
 
-function defaultSize(vn) {
-  if (vn.kind === "cluster") return NODE_SIZE.cluster;
-  if (vn.kind === "op") return [Math.max(NODE_SIZE.op[0], textWidth(opLabel(vn.node), 12.5, true) + 36), NODE_SIZE.op[1]];
-  return NODE_SIZE.tensor;
-}
+// The box of a visible node, as the trace sizes it: a node's `size`, a folded cluster's `folded_size`.
+const sizeOf = (vn) => (vn.kind === "cluster" ? vn.cluster.folded_size : vn.node.size);
 
 // Positions from trace.layout (centres, y down) when it covers every node and matches the direction.
 function layoutFromTrace(p, g, direction) {
   const L = p.layout;
   if (!L || p.direction !== direction) return null;
-  const has = (id) => Array.isArray(L.positions[id]) && Array.isArray(L.sizes[id]);
+  const has = (id) => Array.isArray(L.positions[id]);
   if (!g.vnodes.every((v) => (v.kind === "cluster" ? v.members.every(has) : has(v.id)))) return null;
   const boxes = new Map();
   for (const v of g.vnodes) {
+    const [w, hh] = sizeOf(v);
     if (v.kind === "cluster") { // a folded cluster sits where its members were
       const xs = v.members.map((m) => L.positions[m][0]), ys = v.members.map((m) => L.positions[m][1]);
-      const [w, hh] = defaultSize(v);
       boxes.set(v.id, { x: (Math.min(...xs) + Math.max(...xs)) / 2, y: (Math.min(...ys) + Math.max(...ys)) / 2, w, h: hh });
     } else {
-      const [x, y] = L.positions[v.id], [w, hh] = L.sizes[v.id];
+      const [x, y] = L.positions[v.id];
       boxes.set(v.id, { x, y, w, h: hh });
     }
   }
@@ -317,7 +341,7 @@ function layoutFromTrace(p, g, direction) {
 // Fallback when the trace has no layout: a small layered (Sugiyama-style) layout in the tape's order.
 function layeredLayout(g, direction, wrap = null) {
   const ids = g.vnodes.map((v) => v.id);
-  const size = new Map(g.vnodes.map((v) => [v.id, defaultSize(v)]));
+  const size = new Map(g.vnodes.map((v) => [v.id, sizeOf(v)]));
   const succ = new Map(ids.map((i) => [i, []])), pred = new Map(ids.map((i) => [i, []]));
   for (const e of g.vedges) { succ.get(e.from).push(e.to); pred.get(e.to).push(e.from); }
 
@@ -510,6 +534,26 @@ function layoutAll(p, g, direction, wrap = null) {
   return { boxes, routes, clusters, lr, wrapped: Boolean(wrap), viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
 }
 
+// The layout for a canvas `width` px wide: the trace's (or the page's own), or, when a left-to-right
+// graph is too wide to read once fitted, the page's own again in rows as wide as the canvas.
+// `maxHeight()` is the tallest the canvas may grow.
+function layoutForCanvas(p, g, direction, width, maxHeight) {
+  const geo = layoutAll(p, g, direction);
+  if (!(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
+  // The row width whose drawing fits the canvas at the largest zoom (rows trade width for height).
+  const maxH = maxHeight();
+  let best = null;
+  for (const z of [1, 0.9, 0.8, 0.7, 0.6]) {
+    const wrap = Math.max(400, width / z - 2 * PAD);
+    const boxes = [...layeredLayout(g, direction, wrap).values()];
+    const vw = Math.max(...boxes.map((b) => b.x + b.w / 2)) - Math.min(...boxes.map((b) => b.x - b.w / 2)) + 2 * PAD;
+    const vh = Math.max(...boxes.map((b) => b.y + b.h / 2)) - Math.min(...boxes.map((b) => b.y - b.h / 2)) + 2 * PAD + 40;
+    const fit = Math.min(width / vw, maxH / vh, 1.1);
+    if (!best || fit > best.fit + 0.02) best = { fit, wrap };
+  }
+  return layoutAll(p, g, direction, best.wrap);
+}
+
 // ---------------------------------------------------------------- what each step shows
 
 // Everything known after backward step `k` (-1: nothing yet).
@@ -623,117 +667,46 @@ function ruleLine(line, active = true) {
     parts.map((part) => (part === "dy" ? h("span", { class: "me-dy", text: "dy" }) : part)));
 }
 
-// ---------------------------------------------------------------- the widget
+// ---------------------------------------------------------------- the views
+//
+// Each view builds its own part of the page, owns its listeners, and reads what it shows from the
+// widget (`this.app`: the model, the prepared trace `p`, the visible graph and its geometry `geo`);
+// the widget (TapeDebugger, below) tells them when to redraw.
 
-class TapeDebugger {
-  constructor(el, model, options) {
-    this.model = model;
-    this.options = options;
-    this.uid = `me${++instances}`;
-    // zoom: null = "auto" (fit when readable, else fit the width and scroll), "fit" = the whole graph
-    // at any scale, a number = the reader's own.
-    this.view = { collapsed: new Set(), hideConstants: false, direction: null, zoom: null };
-    this.foldDecided = false; // a big trace folds its layers once, not on every live update
+// The controls: the toolbar (backward/forward, reset, back, step, play and its speed, the slider
+// with "step 2 / 5") and the footer's view options (hide constants, direction, zoom).
+class ControlsView {
+  constructor(app) {
+    this.app = app;
     this.timer = null;
-    this.cleanups = [];
-
-    this.root = h("div", { class: "me-tape-debugger", tabindex: "0", role: "group", "aria-label": "GradientTape debugger" });
-    if (options.theme === "dark" || (options.theme === "auto" && globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches)) {
-      this.root.classList.add("me-dark");
-    }
-    el.replaceChildren(this.root);
-    this.buildChrome();
-
-    const listen = (event, f) => { model.on(event, f); this.cleanups.push(() => model.off(event, f)); };
-    listen("change:trace", () => this.loadTrace());
-    listen("change:step", () => this.refresh());
-    listen("change:mode", () => this.refresh());
-    listen("change:selected", () => this.refresh());
-    listen("change:checks", () => this.refresh());
-    this.root.addEventListener("keydown", (e) => this.onKey(e));
-    if (globalThis.ResizeObserver) { // keep the fit right when the notebook resizes (rows follow the width)
-      const ro = new ResizeObserver(() => {
-        if (typeof this.view.zoom === "number") return;
-        if (Math.abs(this.canvasWidth() - (this.laidOutFor ?? 0)) > 40) this.draw();
-        else this.applyZoom();
-      });
-      ro.observe(this.canvas);
-      this.cleanups.push(() => ro.disconnect());
-    }
-    this.loadTrace();
-  }
-
-  destroy() {
-    this.stopPlaying();
-    this.cleanups.forEach((f) => f());
-    this.root.remove();
-  }
-
-  // -- state, always through the model so that Python sees it too
-
-  get mode() { return this.model.get("mode") === "forward" ? "forward" : "backward"; }
-  get stepCount() { return this.mode === "forward" ? this.p.forward.length : this.p.steps.length; }
-  get step() { // the index k of the step shown (-1: none yet); the model counts from 1
-    const k = Number(this.model.get("step")) - 1;
-    return Number.isInteger(k) ? Math.max(-1, Math.min(k, this.stepCount - 1)) : -1;
-  }
-  get selected() { return this.model.get("selected") || ""; }
-
-  set(key, value) {
-    this.model.set(key, value);
-    this.model.save_changes();
-  }
-
-  goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1)) + 1); }
-
-  // -- the static parts
-
-  buildChrome() {
     const button = (role, label, text, iconName, onclick) => h("button", { type: "button", class: "me-btn", "data-role": role, "aria-label": label, title: label, onclick },
       role === "step-button" ? [h("span", { text }), icon(iconName)] : [icon(iconName), h("span", { text })]);
     this.modeToggle = h("button", {
       type: "button", class: "me-mode", role: "switch", "data-role": "mode-toggle",
-      onclick: () => { this.stopPlaying(); this.set("mode", this.mode === "backward" ? "forward" : "backward"); this.set("step", 0); },
+      onclick: () => { this.stopPlaying(); app.set("mode", app.mode === "backward" ? "forward" : "backward"); app.set("step", 0); },
     }, [h("span", { class: "me-mode-opt", "data-mode": "backward", text: "Backward" }), h("span", { class: "me-mode-opt", "data-mode": "forward", text: "Forward" })]);
-    this.resetBtn = button("reset-button", "Reset to the start", "Reset", "reset", () => { this.stopPlaying(); this.goTo(-1); });
-    this.backBtn = button("back-button", "Back one step", "Back", "back", () => { this.stopPlaying(); this.goTo(this.step - 1); });
-    this.stepBtn = button("step-button", "Step forward one op", "Step", "step", () => { this.stopPlaying(); this.goTo(this.step + 1); });
+    this.resetBtn = button("reset-button", "Reset to the start", "Reset", "reset", () => { this.stopPlaying(); app.goTo(-1); });
+    this.backBtn = button("back-button", "Back one step", "Back", "back", () => { this.stopPlaying(); app.goTo(app.step - 1); });
+    this.stepBtn = button("step-button", "Step forward one op", "Step", "step", () => { this.stopPlaying(); app.goTo(app.step + 1); });
     this.playBtn = button("play-button", "Play", "Play", "play", () => this.togglePlay());
     this.speed = h("select", { class: "me-speed", "data-role": "speed", "aria-label": "Playback speed", title: "Playback speed" },
       SPEEDS.map(([label, ms]) => h("option", { value: ms, text: label, selected: label === "1×" })));
     this.speed.addEventListener("change", () => { if (this.timer) { this.stopPlaying(); this.togglePlay(); } });
     this.slider = h("input", { type: "range", class: "me-slider", "data-role": "slider", min: "-1", value: "-1", step: "1", "aria-label": "Step" });
-    this.slider.addEventListener("input", () => { this.stopPlaying(); this.goTo(Number(this.slider.value)); });
+    this.slider.addEventListener("input", () => { this.stopPlaying(); app.goTo(Number(this.slider.value)); });
     this.stepLabel = h("span", { class: "me-step-label", "data-role": "step-label", "aria-live": "polite" });
-
-    this.title = h("div", { class: "me-title" });
-    this.notices = h("div", { class: "me-notices" });
     this.toolbar = h("div", { class: "me-toolbar", role: "toolbar", "aria-label": "Step through the tape" }, [
       this.modeToggle,
       h("div", { class: "me-btn-group" }, [this.resetBtn, this.backBtn, this.stepBtn, this.playBtn, this.speed]),
       h("div", { class: "me-scrub" }, [this.slider, this.stepLabel]),
     ]);
-    this.canvas = h("div", { class: "me-canvas" });
-    this.canvas.addEventListener("scroll", () => this.updateViewport(), { passive: true });
-    this.minimap = h("div", { class: "me-minimap", "data-role": "minimap", title: "Overview: click to go there" });
-    this.minimap.addEventListener("click", (e) => this.onMinimapClick(e));
-    this.finders = h("div", { class: "me-finders" });
-    this.inspectorSlot = h("div", { class: "me-inspector-slot" });
-    this.canvasWrap = h("div", { class: "me-canvas-wrap" }, [this.finders, this.canvas, this.minimap, this.inspectorSlot]);
-    this.canvas.addEventListener("click", (e) => this.onCanvasClick(e));
-    this.canvas.addEventListener("keydown", (e) => {
-      if ((e.key === "Enter" || e.key === " ") && e.target.closest?.("[data-node-id], [data-cluster-id]")) { e.preventDefault(); this.onCanvasClick(e); }
-    });
-    this.panel = h("aside", { class: "me-panel", "aria-live": "polite" });
-    this.body = h("div", { class: "me-body" }, [this.canvasWrap, this.panel]);
 
     this.hideConstants = h("input", { type: "checkbox", "data-role": "hide-constants" });
-    this.hideConstants.addEventListener("change", () => { this.view.hideConstants = this.hideConstants.checked; this.draw(); });
+    this.hideConstants.addEventListener("change", () => { app.view.hideConstants = this.hideConstants.checked; app.draw(); });
     this.direction = h("select", { "data-role": "direction", "aria-label": "Layout direction", title: "Layout direction" },
       [h("option", { value: "LR", text: "left → right" }), h("option", { value: "TB", text: "top → bottom" })]);
-    this.direction.addEventListener("change", () => { this.view.direction = this.direction.value; this.draw(); });
+    this.direction.addEventListener("change", () => { app.view.direction = this.direction.value; app.draw(); });
     const zoomBtn = (label, text, f) => h("button", { type: "button", class: "me-btn me-btn-small", "aria-label": label, title: label, text, onclick: f });
-    this.layoutHint = h("div", { class: "me-note me-layout-hint", "data-role": "layout-hint" });
     this.footer = h("div", { class: "me-footer" }, [
       h("ul", { class: "me-legend", "aria-label": "Legend" }, [
         ...LEGEND.map(([kind, label]) => h("li", {}, [h("span", { class: `me-swatch me-kind-${kind}` }), label])),
@@ -743,87 +716,78 @@ class TapeDebugger {
         h("label", { class: "me-check" }, [this.hideConstants, "hide constants"]),
         this.direction,
         h("span", { class: "me-zoom" }, [
-          zoomBtn("Zoom out", "−", () => this.zoomBy(1 / 1.25)),
-          zoomBtn("Fit the whole graph", "fit", () => { this.view.zoom = "fit"; this.applyZoom(); }),
-          zoomBtn("Zoom in", "+", () => this.zoomBy(1.25)),
+          zoomBtn("Zoom out", "−", () => app.viewport.zoomBy(1 / 1.25)),
+          zoomBtn("Fit the whole graph", "fit", () => { app.view.zoom = "fit"; app.viewport.applyZoom(); }),
+          zoomBtn("Zoom in", "+", () => app.viewport.zoomBy(1.25)),
         ]),
       ]),
     ]);
-    this.root.append(h("div", { class: "me-header" }, [h("span", { class: "me-logo", text: "∇" }), this.title]),
-      this.notices, this.toolbar, this.body, this.footer, this.layoutHint);
   }
 
-  loadTrace() {
-    this.p = prepareTrace(this.model.get("trace"));
-    const p = this.p;
-    // A big tape starts with its layers (name scopes) folded, one node each; the reader's own
-    // folding is kept across live updates.
-    if (!this.foldDecided && p.clusters.size && (p.truncated || p.nodes.length > AUTO_FOLD_NODES)) {
-      this.view.collapsed = new Set(p.clusters.keys());
-      this.foldDecided = true;
-    }
-    this.layoutHint.textContent = p.layout?.hint ?? "";
-    for (const c of [...this.view.collapsed]) if (!p.clusters.has(c)) this.view.collapsed.delete(c);
-    if (!this.view.direction) this.direction.value = p.direction;
+  // The direction the trace was laid out in, until the reader picks one.
+  showDirection(direction) { if (!this.app.view.direction) this.direction.value = direction; }
 
-    const empty = p.nodes.length === 0;
-    this.root.classList.toggle("is-empty", empty);
-    const ops = p.nodes.filter((n) => n.kind === "op").length;
-    const target = p.byId.get(p.target);
-    this.title.replaceChildren(h("strong", { text: "GradientTape" }), h("span", { class: "me-subtitle", text: empty ? "empty" : [
-      `${ops} op${ops === 1 ? "" : "s"}`,
-      target && `target ${nodeLabel(target)}`,
-      p.sources.length && `sources ${p.sources.map((id) => nodeLabel(p.byId.get(id))).join(", ")}`,
-    ].filter(Boolean).join(" · ") }));
+  // Step k (-1: none yet) of n, in `mode`.
+  update(k, n, mode) {
+    this.modeToggle.setAttribute("aria-checked", String(mode === "forward"));
+    this.modeToggle.setAttribute("aria-label", `Mode: ${mode} pass. Click to switch to the ${mode === "backward" ? "forward" : "backward"} pass`);
+    this.modeToggle.querySelectorAll(".me-mode-opt").forEach((o) => o.classList.toggle("is-active", o.dataset.mode === mode));
+    this.slider.max = String(Math.max(n - 1, -1));
+    this.slider.value = String(k);
+    this.slider.disabled = n === 0;
+    this.stepLabel.textContent = `step ${k + 1} / ${n}`;
+    this.resetBtn.disabled = this.backBtn.disabled = k < 0;
+    this.stepBtn.disabled = k >= n - 1;
+    this.playBtn.disabled = n === 0;
+  }
 
-    const notices = [];
-    if (p.error) notices.push(h("div", { class: "me-notice me-error", role: "alert", "data-role": "error" }, [
-      h("strong", { text: "The debugger couldn't trace this tape. " }), p.error,
-    ]));
-    if (this.view.collapsed.size) notices.push(h("div", { class: "me-notice", "data-role": "notice", text:
-      `${p.truncated?.total ?? p.nodes.length} nodes: each layer is folded into one node. Click one to open it (its title folds it again).` }));
-    if (empty) notices.push(h("div", { class: "me-empty", "data-role": "empty" }, [
-      h("div", { class: "me-empty-title", text: "This tape recorded nothing yet…" }),
-      h("div", { text: "Run some ops on a Variable or a watched tensor inside " }, [h("code", { text: "with me.GradientTape() as tape:" })]),
-      h("div", { text: "and the graph appears here as they are recorded." }),
-    ]));
-    this.notices.replaceChildren(...notices);
-    this.draw();
+  togglePlay() {
+    const app = this.app;
+    if (this.timer) { this.stopPlaying(); return; }
+    if (app.step >= app.stepCount - 1) app.goTo(-1); // play again from the start
+    this.timer = setInterval(() => {
+      if (app.step >= app.stepCount - 1) this.stopPlaying();
+      else app.goTo(app.step + 1);
+    }, Number(this.speed.value));
+    this.playBtn.replaceChildren(icon("pause"), h("span", { text: "Pause" }));
+    this.playBtn.setAttribute("aria-label", "Pause");
+    this.playBtn.classList.add("is-playing");
+  }
+
+  stopPlaying() {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.playBtn.replaceChildren(icon("play"), h("span", { text: "Play" }));
+    this.playBtn.setAttribute("aria-label", "Play");
+    this.playBtn.classList.remove("is-playing");
+  }
+}
+
+// The canvas: the graph as SVG, drawn into the scrolling `.me-canvas` element when the graph or
+// the view changes, and per step its highlights, gradient flows, labels and badges.
+class CanvasView {
+  constructor(app, el) {
+    this.app = app;
+    this.el = el;
+    el.addEventListener("click", (e) => this.onClick(e));
+    el.addEventListener("keydown", (e) => {
+      if ((e.key === "Enter" || e.key === " ") && e.target.closest?.("[data-node-id], [data-cluster-id]")) { e.preventDefault(); this.onClick(e); }
+    });
   }
 
   // -- the drawing: rebuilt when the graph or the view changes, not on every step
 
   draw() {
-    const p = this.p;
-    const direction = this.view.direction ?? p.direction;
-    this.graph = visibleGraph(p, this.view);
-    this.geo = layoutAll(p, this.graph, direction);
-    // Too wide to read once fitted: lay a left-to-right graph out again in rows as wide as the canvas.
-    const width = this.canvasWidth();
-    this.laidOutFor = width;
-    if (direction === "LR" && width > 0 && width / this.geo.viewBox[2] < READABLE) {
-      // The row width whose drawing fits the canvas at the largest zoom (rows trade width for height).
-      const maxH = this.maxCanvasHeight();
-      let best = null;
-      for (const z of [1, 0.9, 0.8, 0.7, 0.6]) {
-        const wrap = Math.max(400, width / z - 2 * PAD);
-        const boxes = [...layeredLayout(this.graph, direction, wrap).values()];
-        const vw = Math.max(...boxes.map((b) => b.x + b.w / 2)) - Math.min(...boxes.map((b) => b.x - b.w / 2)) + 2 * PAD;
-        const vh = Math.max(...boxes.map((b) => b.y + b.h / 2)) - Math.min(...boxes.map((b) => b.y - b.h / 2)) + 2 * PAD + 40;
-        const fit = Math.min(width / vw, maxH / vh, 1.1);
-        if (!best || fit > best.fit + 0.02) best = { fit, wrap };
-      }
-      this.geo = layoutAll(p, this.graph, direction, best.wrap);
-    }
-    const { boxes, routes, clusters, viewBox } = this.geo;
-    const id = (name) => `${this.uid}-${name}`;
+    const { boxes, routes, clusters, viewBox } = this.app.geo;
+    const id = (name) => `${this.app.uid}-${name}`;
     const marker = (name) => s("marker", {
       id: id(name), viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "9", markerHeight: "9",
       markerUnits: "userSpaceOnUse", orient: "auto",
     }, [s("path", { d: "M0,0.5 L10,5 L0,9.5 z", class: `me-marker-${name}` })]);
 
     this.edgeEls = new Map();
-    const edgeLayer = s("g", { class: "me-edges" }, this.graph.vedges.map((e) => {
+    const edgeLayer = s("g", { class: "me-edges" }, this.app.graph.vedges.map((e) => {
       const [p0, c1, c2, p3] = routes.get(e.id);
       const path = s("path", {
         class: "me-edge", "data-edge-id": e.id, "marker-end": `url(#${id("arrow")})`,
@@ -834,8 +798,8 @@ class TapeDebugger {
     }));
 
     this.nodeEls = new Map();
-    this.membersOf = new Map(this.graph.vnodes.filter((v) => v.kind === "cluster").map((v) => [v.id, v.members]));
-    const nodeLayer = s("g", { class: "me-nodes" }, this.graph.vnodes.map((vn) => {
+    this.membersOf = new Map(this.app.graph.vnodes.filter((v) => v.kind === "cluster").map((v) => [v.id, v.members]));
+    const nodeLayer = s("g", { class: "me-nodes" }, this.app.graph.vnodes.map((vn) => {
       const g = vn.kind === "cluster" ? this.drawFolded(vn, boxes.get(vn.id)) : vn.kind === "op" ? this.drawOp(vn.node, boxes.get(vn.id)) : this.drawTensor(vn.node, boxes.get(vn.id));
       this.nodeEls.set(vn.id, g);
       return g;
@@ -854,7 +818,6 @@ class TapeDebugger {
 
     this.overlay = s("g", { class: "me-overlay" });
     const [vx, vy, vw, vh] = viewBox;
-    this.drawMinimap();
     this.svg = s("svg", {
       class: "me-graph", xmlns: SVG_NS, viewBox: `${r1(vx)} ${r1(vy)} ${r1(vw)} ${r1(vh)}`, role: "img",
       "aria-label": "Graph of the recorded ops",
@@ -862,9 +825,7 @@ class TapeDebugger {
       s("defs", {}, [marker("arrow"), marker("arrow-grad"), marker("arrow-fwd")]),
       clusterLayer, edgeLayer, nodeLayer, this.overlay,
     ]);
-    this.canvas.replaceChildren(this.svg);
-    this.applyZoom();
-    this.refresh();
+    this.el.replaceChildren(this.svg);
   }
 
   drawTensor(n, box) {
@@ -916,7 +877,7 @@ class TapeDebugger {
   drawFolded(vn, box) {
     const { w, h: hh } = box;
     const label = String(vn.cluster.label ?? vn.cluster.id);
-    const ops = vn.members.filter((m) => this.p.byId.get(m)?.kind === "op").length;
+    const ops = vn.members.filter((m) => this.app.p.byId.get(m)?.kind === "op").length;
     return s("g", {
       class: "me-node me-folded", "data-cluster-id": vn.cluster.id, "data-role": "cluster-toggle", role: "button", tabindex: "0",
       "aria-expanded": "false", "aria-label": `Expand ${label}`, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
@@ -929,32 +890,11 @@ class TapeDebugger {
     ]);
   }
 
-  // -- per step: classes, the overlay (gradient labels and badges), the side panel, the controls
+  // -- per step: classes, then the overlay (gradient labels and badges)
 
-  refresh() {
-    if (!this.p) return;
-    const p = this.p, k = this.step, n = this.stepCount, mode = this.mode;
-    const back = mode === "backward" ? backwardState(p, k) : null;
-    const fwd = mode === "forward" ? forwardState(p, k) : null;
-    const state = back ?? fwd;
-    this.root.classList.toggle("me-mode-forward", mode === "forward");
-    this.root.classList.toggle("is-finished", Boolean(back?.finished));
-
-    // Controls.
-    this.modeToggle.setAttribute("aria-checked", String(mode === "forward"));
-    this.modeToggle.setAttribute("aria-label", `Mode: ${mode} pass. Click to switch to the ${mode === "backward" ? "forward" : "backward"} pass`);
-    this.modeToggle.querySelectorAll(".me-mode-opt").forEach((o) => o.classList.toggle("is-active", o.dataset.mode === mode));
-    this.slider.max = String(Math.max(n - 1, -1));
-    this.slider.value = String(k);
-    this.slider.disabled = n === 0;
-    this.stepLabel.textContent = `step ${k + 1} / ${n}`;
-    this.resetBtn.disabled = this.backBtn.disabled = k < 0;
-    this.stepBtn.disabled = k >= n - 1;
-    this.playBtn.disabled = n === 0;
-
-    // Node and edge classes.
-    const rep = this.graph.rep;
-    const sel = this.selected;
+  update(state, back, fwd) {
+    const p = this.app.p;
+    const sel = this.app.selected;
     for (const [id, g] of this.nodeEls) {
       const folded = id.startsWith("cluster:");
       const members = folded ? this.membersOf.get(id) : [id];
@@ -977,20 +917,17 @@ class TapeDebugger {
       path.classList.toggle("is-done", Boolean(back?.done.has(id)) && !grad);
       path.classList.toggle("is-upstream", upstream);
       path.classList.toggle("is-fwd", fwdNow);
-      path.setAttribute("marker-end", `url(#${this.uid}-${fwdNow ? "arrow-fwd" : "arrow"})`);
+      path.setAttribute("marker-end", `url(#${this.app.uid}-${fwdNow ? "arrow-fwd" : "arrow"})`);
     }
     this.drawOverlay(back);
-    this.renderPanel(back, fwd);
-    this.scrollToCurrent(state.current ? rep.get(state.current) : null);
-    this.updateViewport();
   }
 
   drawOverlay(back) {
     if (!back) { this.overlay.replaceChildren(); return; }
-    const p = this.p, { routes, boxes, lr, viewBox } = this.geo;
+    const p = this.app.p, { routes, boxes, lr, viewBox } = this.app.geo;
     const taken = [...boxes.values()].map((b) => ({ x0: b.x - b.w / 2, y0: b.y - b.h / 2, x1: b.x + b.w / 2, y1: b.y + b.h / 2 }));
     // Cluster titles too: a gradient label never covers a layer's name.
-    for (const c of this.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 38 + textWidth(c.label, 12), y1: c.y + 26 });
+    for (const c of this.app.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 38 + textWidth(c.label, 12), y1: c.y + 26 });
 
     // Gradient badges: the running total on every tensor reached so far; final values at the end.
     const badges = new Map(); // tensor id -> [value, style]
@@ -1016,7 +953,7 @@ class TapeDebugger {
       if (!curve) continue;
       const [p0, c1, c2, p3] = curve;
       flows.push(s("path", {
-        class: "me-grad-flow", "marker-end": `url(#${this.uid}-arrow-grad)`,
+        class: "me-grad-flow", "marker-end": `url(#${this.app.uid}-arrow-grad)`,
         d: `M${r1(p3.x)},${r1(p3.y)} C${r1(c2.x)},${r1(c2.y)} ${r1(c1.x)},${r1(c1.y)} ${r1(p0.x)},${r1(p0.y)}`,
       }));
       const text = compactValue(go.value);
@@ -1037,37 +974,59 @@ class TapeDebugger {
   // A gradient badge straddling the bottom-right corner of a tensor: {el, rect}, or null if not drawn.
   // Top to bottom, edges leave from the bottom middle, so the badge keeps to the right of it.
   badge(tensor, value, style) {
-    if (this.graph.rep.get(tensor) !== tensor) return null; // hidden, or inside a folded cluster
-    const box = this.geo.boxes.get(tensor);
+    if (this.app.graph.rep.get(tensor) !== tensor) return null; // hidden, or inside a folded cluster
+    const box = this.app.geo.boxes.get(tensor);
     const text = `∇ ${truncate(compactValue(value, 3, 3), 24)}`;
     const w = textWidth(text, 10.5, true) + 14, hh = 17;
-    const x = this.geo.lr ? box.x + box.w / 2 - w - 6 : Math.max(box.x + 14, box.x + box.w / 2 - w - 6), y = box.y + box.h / 2 - 7;
+    const x = this.app.geo.lr ? box.x + box.w / 2 - w - 6 : Math.max(box.x + 14, box.x + box.w / 2 - w - 6), y = box.y + box.h / 2 - 7;
     const el = s("g", { class: `me-badge ${style}`.trim(), "data-role": "grad-badge", "data-for": tensor, transform: `translate(${r1(x)},${r1(y)})` }, [
-      s("title", { text: `gradient of the target with respect to ${nodeLabel(this.p.byId.get(tensor))}: ${compactValue(value, 16)}` }),
+      s("title", { text: `gradient of the target with respect to ${nodeLabel(this.app.p.byId.get(tensor))}: ${compactValue(value, 16)}` }),
       s("rect", { width: r1(w), height: hh, rx: 8.5 }),
       s("text", { x: r1(w / 2), y: 12.2, "text-anchor": "middle", text }),
     ]);
     return { el, rect: { x0: x, y0: y, x1: x + w, y1: y + hh } };
   }
 
-  // -- the side panel
+  onClick(e) {
+    const toggle = e.target.closest?.("[data-role=cluster-toggle]");
+    if (toggle) {
+      const c = toggle.dataset.clusterId;
+      if (this.app.view.collapsed.has(c)) this.app.view.collapsed.delete(c);
+      else this.app.view.collapsed.add(c);
+      this.app.draw();
+      return;
+    }
+    const node = e.target.closest?.("[data-node-id]");
+    this.app.set("selected", node ? node.dataset.nodeId : "");
+  }
+}
 
-  renderPanel(back, fwd) {
-    const p = this.p;
+// The inspector: the side panel (the step card: the rule, what it sends back, the final gradients)
+// and the card of the selected node, docked beside the graph.
+class InspectorView {
+  constructor(app) {
+    this.app = app;
+    this.slot = h("div", { class: "me-inspector-slot" });
+    this.panel = h("aside", { class: "me-panel", "aria-live": "polite" });
+  }
+
+  // The side panel for this step and, when a node is selected, its card; true when there is one.
+  render(back, fwd) {
+    const p = this.app.p;
     const sections = [];
     if (back) sections.push(...this.backwardSections(back));
     else sections.push(...this.forwardSections(fwd));
-    const sel = this.selected && p.byId.get(this.selected);
+    const sel = this.app.selected && p.byId.get(this.app.selected);
     // The inspector docks beside the graph, at its top, where the eye is after a click; the
     // graph makes room for it (and fits itself again) rather than being covered.
-    this.inspectorSlot.replaceChildren(...(sel ? [this.inspector(sel, back)] : []));
-    this.canvasWrap.classList.toggle("has-inspector", Boolean(sel));
+    this.slot.replaceChildren(...(sel ? [this.inspectorCard(sel, back)] : []));
     if (!sel) sections.push(h("p", { class: "me-hint", text: "Click any node to see its value, its gradient and its code." }));
     this.panel.replaceChildren(...sections);
+    return Boolean(sel);
   }
 
   backwardSections(back) {
-    const p = this.p;
+    const p = this.app.p;
     const label = (id) => nodeLabel(p.byId.get(id));
     if (!p.steps.length) {
       return [h("section", { class: "me-card" }, [h("h3", { text: "No backward steps" }),
@@ -1088,7 +1047,7 @@ class TapeDebugger {
     const rule = st.rule ?? op.rule ?? [];
     const sentTo = new Set((st.grads_out ?? []).map((go) => go.input_index));
     const header = h("section", { class: "me-card me-current" }, [
-      h("div", { class: "me-card-kicker", text: `Backward step ${this.step + 1} of ${p.steps.length}` }),
+      h("div", { class: "me-card-kicker", text: `Backward step ${this.app.step + 1} of ${p.steps.length}` }),
       h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
       h("div", { class: "me-field-label", text: "Gradient arriving at its output" }),
       h("div", { class: "me-upstream", "data-role": "upstream" }, (st.upstream ?? []).map((u) => h("div", { class: "me-upstream-item" }, [
@@ -1146,7 +1105,7 @@ class TapeDebugger {
   }
 
   forwardSections(fwd) {
-    const p = this.p;
+    const p = this.app.p;
     const label = (id) => nodeLabel(p.byId.get(id));
     if (!p.forward.length) return [h("section", { class: "me-card" }, [h("h3", { text: "No forward steps" }), h("p", { text: "No op was recorded on this tape." })])];
     if (!fwd.step) {
@@ -1158,17 +1117,17 @@ class TapeDebugger {
     }
     const op = p.byId.get(fwd.step.op);
     return [h("section", { class: "me-card me-current is-forward" }, [
-      h("div", { class: "me-card-kicker", text: `Forward step ${this.step + 1} of ${p.forward.length}` }),
+      h("div", { class: "me-card-kicker", text: `Forward step ${this.app.step + 1} of ${p.forward.length}` }),
       h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
       h("div", { class: "me-eq me-forward-eq" }, `${(fwd.step.outputs ?? []).map(label).join(", ")} = ${opLabel(op)}(${(fwd.step.inputs ?? []).map(label).join(", ")})`),
       ...(fwd.step.outputs ?? []).flatMap((id) => [h("div", { class: "me-field-label", text: `${label(id)} =` }), valueView(p.byId.get(id)?.value)]),
     ])];
   }
 
-  inspector(n, back) {
-    const p = this.p;
+  inspectorCard(n, back) {
+    const p = this.app.p;
     const close = h("button", { type: "button", class: "me-btn me-btn-small me-close", "data-role": "inspector-close", "aria-label": "Close the inspector",
-      title: "Close", text: "×", onclick: () => this.set("selected", "") });
+      title: "Close", text: "×", onclick: () => this.app.set("selected", "") });
     const items = [h("div", { class: "me-card-kicker" }, [n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor", close]),
       h("h3", {}, [h("code", { text: n.kind === "op" ? opLabel(n) : nodeLabel(n) })])];
     const where = (loc) => `${loc.file}, line ${loc.line}`;
@@ -1202,12 +1161,12 @@ class TapeDebugger {
   // Finite differences against the stepped gradient: computed by the kernel (dbg.check_gradient),
   // so the button is there only with a live kernel; a result already made is shown anywhere.
   gradientCheck(n) {
-    const result = (this.model.get("checks") ?? {})[n.id];
-    const canAsk = typeof this.model.send === "function" && this.p.steps.length > 0;
+    const result = (this.app.model.get("checks") ?? {})[n.id];
+    const canAsk = typeof this.app.model.send === "function" && this.app.p.steps.length > 0;
     const out = [h("div", { class: "me-field-label", text: "Gradient check" })];
     if (canAsk) out.push(h("button", { type: "button", class: "me-btn me-btn-small", "data-role": "check-gradient",
       title: "Compare the stepped gradient with finite differences of the tape, in float64", text: result ? "Check again" : "Check with finite differences",
-      onclick: () => this.model.send({ check_gradient: n.id }) }));
+      onclick: () => this.app.model.send({ check_gradient: n.id }) }));
     if (result?.error) out.push(h("div", { class: "me-note me-gcheck-bad", "data-role": "gradient-check", text: result.error }));
     else if (result) {
       const rows = result.positions.map((pos, i) => h("tr", {}, [
@@ -1222,55 +1181,34 @@ class TapeDebugger {
     } else if (!canAsk) out.push(h("p", { class: "me-hint", text: "Run dbg.check_gradient(source) in the notebook to compare with finite differences." }));
     return h("div", { class: "me-gcheck-block" }, out);
   }
+}
 
-  // -- interaction
-
-  onCanvasClick(e) {
-    const toggle = e.target.closest?.("[data-role=cluster-toggle]");
-    if (toggle) {
-      const c = toggle.dataset.clusterId;
-      if (this.view.collapsed.has(c)) this.view.collapsed.delete(c);
-      else this.view.collapsed.add(c);
-      this.draw();
-      return;
+// The viewport: how the drawing fits its canvas (zoom), scrolling to a node, the minimap of a
+// graph bigger than its canvas, and the "target" / "now" finders above it.
+class ViewportView {
+  constructor(app) {
+    this.app = app;
+    this.canvas = h("div", { class: "me-canvas" });
+    this.canvas.addEventListener("scroll", () => this.update(), { passive: true });
+    this.minimap = h("div", { class: "me-minimap", "data-role": "minimap", title: "Overview: click to go there" });
+    this.minimap.addEventListener("click", (e) => this.onMinimapClick(e));
+    this.finders = h("div", { class: "me-finders" });
+    if (globalThis.ResizeObserver) { // keep the fit right when the notebook resizes (rows follow the width)
+      const ro = new ResizeObserver(() => {
+        if (typeof app.view.zoom === "number") return;
+        if (Math.abs(this.canvasWidth() - (this.laidOutFor ?? 0)) > 40) app.draw();
+        else this.applyZoom();
+      });
+      ro.observe(this.canvas);
+      app.cleanups.push(() => ro.disconnect());
     }
-    const node = e.target.closest?.("[data-node-id]");
-    this.set("selected", node ? node.dataset.nodeId : "");
-  }
-
-  onKey(e) {
-    if (e.target.closest?.("input, select, textarea")) return; // the slider has its own arrow keys
-    const moves = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: -1, End: this.stepCount - 1 };
-    if (!(e.key in moves)) return;
-    e.preventDefault();
-    this.stopPlaying();
-    this.goTo(moves[e.key]);
-  }
-
-  togglePlay() {
-    if (this.timer) { this.stopPlaying(); return; }
-    if (this.step >= this.stepCount - 1) this.goTo(-1); // play again from the start
-    this.timer = setInterval(() => {
-      if (this.step >= this.stepCount - 1) this.stopPlaying();
-      else this.goTo(this.step + 1);
-    }, Number(this.speed.value));
-    this.playBtn.replaceChildren(icon("pause"), h("span", { text: "Pause" }));
-    this.playBtn.setAttribute("aria-label", "Pause");
-    this.playBtn.classList.add("is-playing");
-  }
-
-  stopPlaying() {
-    if (!this.timer) return;
-    clearInterval(this.timer);
-    this.timer = null;
-    this.playBtn.replaceChildren(icon("play"), h("span", { text: "Play" }));
-    this.playBtn.setAttribute("aria-label", "Play");
-    this.playBtn.classList.remove("is-playing");
   }
 
   // -- zoom. The canvas is as tall as the drawing needs, up to most of the window. "auto" fits the
   // whole graph when its text stays readable, else fits the width and scrolls (with a minimap);
   // "fit" shows all of it at any scale.
+
+  get svg() { return this.app.canvasView.svg; }
 
   canvasWidth() { return Math.max(0, this.canvas.clientWidth - 2); }
 
@@ -1278,28 +1216,28 @@ class TapeDebugger {
 
   applyZoom() {
     if (!this.svg) return;
-    const [, , vw, vh] = this.geo.viewBox;
+    const [, , vw, vh] = this.app.geo.viewBox;
     const availW = this.canvasWidth(), maxH = this.maxCanvasHeight();
-    let zoom = typeof this.view.zoom === "number" ? this.view.zoom : 1;
-    if (typeof this.view.zoom !== "number" && availW > 0) {
+    let zoom = typeof this.app.view.zoom === "number" ? this.app.view.zoom : 1;
+    if (typeof this.app.view.zoom !== "number" && availW > 0) {
       const fitW = availW / vw, fitAll = Math.min(fitW, (maxH - 2) / vh, 1.1);
-      zoom = this.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.min(Math.max(READABLE, fitAll), fitW, 1.1);
+      zoom = this.app.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.min(Math.max(READABLE, fitAll), fitW, 1.1);
     }
     this.svg.setAttribute("width", r1(vw * zoom));
     this.svg.setAttribute("height", r1(vh * zoom));
     this.canvas.style.height = `${Math.ceil(Math.min(maxH, vh * zoom + 2))}px`;
     this.currentZoom = zoom;
-    this.updateViewport();
+    this.update();
   }
 
   zoomBy(f) {
-    this.view.zoom = Math.max(0.05, Math.min(3, (this.currentZoom ?? 1) * f));
+    this.app.view.zoom = Math.max(0.05, Math.min(3, (this.currentZoom ?? 1) * f));
     this.applyZoom();
   }
 
   // Where a node of the drawing is on the canvas, in px of the scrolled content.
   toCanvas(box) {
-    const z = this.currentZoom ?? 1, [vx, vy, vw, vh] = this.geo.viewBox;
+    const z = this.currentZoom ?? 1, [vx, vy, vw, vh] = this.app.geo.viewBox;
     // The svg is centred when it is smaller than the canvas.
     const ox = Math.max(0, (this.canvas.clientWidth - vw * z) / 2), oy = Math.max(0, (this.canvas.clientHeight - vh * z) / 2);
     return { x: (box.x - vx) * z + ox, y: (box.y - vy) * z + oy };
@@ -1307,7 +1245,7 @@ class TapeDebugger {
 
   // Scroll the canvas (never the notebook page) so that node `vid` is in view; `always` centres it.
   scrollToNode(vid, always = false) {
-    const box = vid && this.geo.boxes.get(vid);
+    const box = vid && this.app.geo.boxes.get(vid);
     if (!box || !this.canvas.clientWidth) return;
     const { x, y } = this.toCanvas(box), c = this.canvas;
     const underMinimap = !this.minimap.hidden && x > c.scrollLeft + c.clientWidth - this.minimap.offsetWidth - 30
@@ -1315,18 +1253,16 @@ class TapeDebugger {
     always ||= underMinimap;
     if (always || x < c.scrollLeft + 40 || x > c.scrollLeft + c.clientWidth - 40) c.scrollLeft = x - c.clientWidth / 2;
     if (always || y < c.scrollTop + 40 || y > c.scrollTop + c.clientHeight - 40) c.scrollTop = y - c.clientHeight / 2;
-    this.updateViewport();
+    this.update();
   }
-
-  scrollToCurrent(vid) { this.scrollToNode(vid); }
 
   // A small overview of a graph bigger than its canvas: one rect per node, the visible part framed.
   drawMinimap() {
-    const [vx, vy, vw, vh] = this.geo.viewBox;
+    const [vx, vy, vw, vh] = this.app.geo.viewBox;
     const scale = Math.min(170 / vw, 110 / vh);
     this.minimapScale = scale;
-    const rects = this.graph.vnodes.map((vn) => {
-      const b = this.geo.boxes.get(vn.id);
+    const rects = this.app.graph.vnodes.map((vn) => {
+      const b = this.app.geo.boxes.get(vn.id);
       return s("rect", { class: `me-mini-node me-kind-${vn.kind}`, "data-mini-id": vn.id, x: r1((b.x - b.w / 2 - vx) * scale), y: r1((b.y - b.h / 2 - vy) * scale),
         width: r1(Math.max(2, b.w * scale)), height: r1(Math.max(2, b.h * scale)), rx: 1 });
     });
@@ -1341,12 +1277,12 @@ class TapeDebugger {
     const r = svg.getBoundingClientRect(), z = this.currentZoom ?? 1, k = z / this.minimapScale;
     this.canvas.scrollLeft = (e.clientX - r.left) * k - this.canvas.clientWidth / 2;
     this.canvas.scrollTop = (e.clientY - r.top) * k - this.canvas.clientHeight / 2;
-    this.updateViewport();
+    this.update();
   }
 
   // The minimap's frame and the "target" / "current op" finders, after every scroll or zoom.
-  updateViewport() {
-    if (!this.geo || !this.minimapView) return;
+  update() {
+    if (!this.app.geo || !this.minimapView) return;
     const c = this.canvas, z = this.currentZoom ?? 1, k = this.minimapScale / z;
     // The drawing's own size, not the scroll size (which includes the room left under the minimap).
     const overflows = Number(this.svg.getAttribute("width")) > c.clientWidth + 4 || Number(this.svg.getAttribute("height")) > c.clientHeight + 4;
@@ -1357,7 +1293,7 @@ class TapeDebugger {
     }
     const finders = [];
     const find = (role, vid, text) => {
-      const box = vid && this.geo.boxes.get(vid);
+      const box = vid && this.app.geo.boxes.get(vid);
       if (!box) return;
       const { x, y } = this.toCanvas(box);
       const dx = x < c.scrollLeft ? "←" : x > c.scrollLeft + c.clientWidth ? "→" : "";
@@ -1367,10 +1303,155 @@ class TapeDebugger {
         title: off ? `${text} is out of view: click to go there` : text, onclick: () => this.scrollToNode(vid, true) },
       [h("span", { class: `me-finder-dot me-finder-${role}` }), `${text}${off ? ` ${dy}${dx}` : ""}`]));
     };
-    if (this.p.target) find("find-target", this.graph.rep.get(this.p.target), `target ${nodeLabel(this.p.byId.get(this.p.target))}`);
-    const current = this.mode === "forward" ? this.p.forward[this.step]?.op : this.p.steps[this.step]?.op;
-    if (current) find("find-current", this.graph.rep.get(current), `now: ${opLabel(this.p.byId.get(current))}`);
+    const { p, graph, mode, step } = this.app;
+    if (p.target) find("find-target", graph.rep.get(p.target), `target ${nodeLabel(p.byId.get(p.target))}`);
+    const current = mode === "forward" ? p.forward[step]?.op : p.steps[step]?.op;
+    if (current) find("find-current", graph.rep.get(current), `now: ${opLabel(p.byId.get(current))}`);
     this.finders.replaceChildren(...finders);
+  }
+}
+
+// ---------------------------------------------------------------- the widget
+
+// The state and the views: reads and writes the model, prepares the trace, lays it out for the
+// canvas, and tells the views what to show when the trace, the step or the view changes.
+class TapeDebugger {
+  constructor(el, model, options) {
+    this.model = model;
+    this.options = options;
+    this.uid = `me${++instances}`;
+    // zoom: null = "auto" (fit when readable, else fit the width and scroll), "fit" = the whole graph
+    // at any scale, a number = the reader's own.
+    this.view = { collapsed: new Set(), hideConstants: false, direction: null, zoom: null };
+    this.foldDecided = false; // a big trace folds its layers once, not on every live update
+    this.cleanups = [];
+
+    this.root = h("div", { class: "me-tape-debugger", tabindex: "0", role: "group", "aria-label": "GradientTape debugger" });
+    if (options.theme === "dark" || (options.theme === "auto" && globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches)) {
+      this.root.classList.add("me-dark");
+    }
+    el.replaceChildren(this.root);
+    this.controls = new ControlsView(this);
+    this.viewport = new ViewportView(this);
+    this.canvasView = new CanvasView(this, this.viewport.canvas);
+    this.inspector = new InspectorView(this);
+    this.title = h("div", { class: "me-title" });
+    this.notices = h("div", { class: "me-notices" });
+    this.canvasWrap = h("div", { class: "me-canvas-wrap" }, [this.viewport.finders, this.viewport.canvas, this.viewport.minimap, this.inspector.slot]);
+    this.layoutHint = h("div", { class: "me-note me-layout-hint", "data-role": "layout-hint" });
+    this.root.append(h("div", { class: "me-header" }, [h("span", { class: "me-logo", text: "∇" }), this.title]),
+      this.notices, this.controls.toolbar, h("div", { class: "me-body" }, [this.canvasWrap, this.inspector.panel]),
+      this.controls.footer, this.layoutHint);
+
+    const listen = (event, f) => { model.on(event, f); this.cleanups.push(() => model.off(event, f)); };
+    listen("change:trace", () => this.loadTrace());
+    listen("change:step", () => this.refresh());
+    listen("change:mode", () => this.refresh());
+    listen("change:selected", () => this.refresh());
+    listen("change:checks", () => this.refresh());
+    this.root.addEventListener("keydown", (e) => this.onKey(e));
+    this.loadTrace();
+  }
+
+  destroy() {
+    this.controls.stopPlaying();
+    this.cleanups.forEach((f) => f());
+    this.root.remove();
+  }
+
+  // -- state, always through the model so that Python sees it too
+
+  get mode() { return this.model.get("mode") === "forward" ? "forward" : "backward"; }
+  get stepCount() { return this.mode === "forward" ? this.p.forward.length : this.p.steps.length; }
+  get step() { // the index k of the step shown (-1: none yet); the model counts from 1
+    const k = Number(this.model.get("step")) - 1;
+    return Number.isInteger(k) ? Math.max(-1, Math.min(k, this.stepCount - 1)) : -1;
+  }
+  get selected() { return this.model.get("selected") || ""; }
+
+  set(key, value) {
+    this.model.set(key, value);
+    this.model.save_changes();
+  }
+
+  goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1)) + 1); }
+
+  loadTrace() {
+    this.p = prepareTrace(this.model.get("trace"));
+    const p = this.p;
+    // A big tape starts with its layers (name scopes) folded, one node each; the reader's own
+    // folding is kept across live updates.
+    if (!this.foldDecided && p.clusters.size && (p.truncated || p.nodes.length > AUTO_FOLD_NODES)) {
+      this.view.collapsed = new Set(p.clusters.keys());
+      this.foldDecided = true;
+    }
+    this.layoutHint.textContent = p.layout?.hint ?? "";
+    for (const c of [...this.view.collapsed]) if (!p.clusters.has(c)) this.view.collapsed.delete(c);
+    this.controls.showDirection(p.direction);
+
+    const empty = p.nodes.length === 0 && !p.unsized;
+    this.root.classList.toggle("is-empty", empty);
+    const ops = p.nodes.filter((n) => n.kind === "op").length;
+    const target = p.byId.get(p.target);
+    this.title.replaceChildren(h("strong", { text: "GradientTape" }), h("span", { class: "me-subtitle", text: empty ? "empty" : [
+      `${ops} op${ops === 1 ? "" : "s"}`,
+      target && `target ${nodeLabel(target)}`,
+      p.sources.length && `sources ${p.sources.map((id) => nodeLabel(p.byId.get(id))).join(", ")}`,
+    ].filter(Boolean).join(" · ") }));
+
+    const notices = [];
+    if (p.error) notices.push(h("div", { class: "me-notice me-error", role: "alert", "data-role": "error" }, [
+      h("strong", { text: "The debugger couldn't trace this tape. " }), p.error,
+    ]));
+    if (this.view.collapsed.size) notices.push(h("div", { class: "me-notice", "data-role": "notice", text:
+      `${p.truncated?.total ?? p.nodes.length} nodes: each layer is folded into one node. Click one to open it (its title folds it again).` }));
+    if (empty) notices.push(h("div", { class: "me-empty", "data-role": "empty" }, [
+      h("div", { class: "me-empty-title", text: "This tape recorded nothing yet…" }),
+      h("div", { text: "Run some ops on a Variable or a watched tensor inside " }, [h("code", { text: "with me.GradientTape() as tape:" })]),
+      h("div", { text: "and the graph appears here as they are recorded." }),
+    ]));
+    this.notices.replaceChildren(...notices);
+    this.draw();
+  }
+
+  // The graph and its geometry, for the canvas as wide as it is now; then the views draw it.
+  draw() {
+    const p = this.p;
+    const direction = this.view.direction ?? p.direction;
+    this.graph = visibleGraph(p, this.view);
+    const width = this.viewport.canvasWidth();
+    this.viewport.laidOutFor = width;
+    this.geo = layoutForCanvas(p, this.graph, direction, width, () => this.viewport.maxCanvasHeight());
+    this.viewport.drawMinimap();
+    this.canvasView.draw();
+    this.viewport.applyZoom();
+    this.refresh();
+  }
+
+  // Per step: every view shows the step the model says.
+  refresh() {
+    if (!this.p) return;
+    const p = this.p, k = this.step, n = this.stepCount, mode = this.mode;
+    const back = mode === "backward" ? backwardState(p, k) : null;
+    const fwd = mode === "forward" ? forwardState(p, k) : null;
+    const state = back ?? fwd;
+    this.root.classList.toggle("me-mode-forward", mode === "forward");
+    this.root.classList.toggle("is-finished", Boolean(back?.finished));
+    this.controls.update(k, n, mode);
+    this.canvasView.update(state, back, fwd);
+    // The inspector docks beside the graph, at its top; the graph makes room for it.
+    this.canvasWrap.classList.toggle("has-inspector", this.inspector.render(back, fwd));
+    this.viewport.scrollToNode(state.current ? this.graph.rep.get(state.current) : null);
+    this.viewport.update();
+  }
+
+  onKey(e) {
+    if (e.target.closest?.("input, select, textarea")) return; // the slider has its own arrow keys
+    const moves = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: -1, End: this.stepCount - 1 };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    this.controls.stopPlaying();
+    this.goTo(moves[e.key]);
   }
 }
 

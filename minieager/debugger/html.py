@@ -8,13 +8,15 @@ import re
 from pathlib import Path
 
 from . import assets
+from .geometry import with_sizes
 
 PLACEHOLDER = re.compile(r"/\*__(CSS|JS|TRACE)__\*/")
 
 
 def standalone_html(trace):
-    """The page's text. ``trace`` is a Trace or its ``to_dict()``."""
-    data = trace.to_dict() if hasattr(trace, "to_dict") else trace
+    """The page's text. ``trace`` is a Trace or its ``to_dict()`` (one saved before format 2 is
+    given its node sizes, as a notebook's saved widget state holds the trace it was run with)."""
+    data = with_sizes(trace.to_dict() if hasattr(trace, "to_dict") else trace)
     parts = {
         "CSS": assets.read("tape_debugger.css"),
         "JS": assets.read("tape_debugger.js"),

@@ -1,7 +1,8 @@
 """Where each node goes: Graphviz's ``dot`` when it is installed, else a built-in layered layout.
 
 ``compute(nodes, edges, clusters, direction)`` returns the trace's ``layout`` entry: node
-centres and sizes in px, y pointing down. The built-in layout is the longest-path layering
+centres in px, y pointing down. The sizes it lays out are the nodes' own (``geometry.py``);
+the layout does not repeat them. The built-in layout is the longest-path layering
 in recording order; it is plainer than dot's, so a layout made because Graphviz is missing
 carries a one-line ``hint`` on how to install it, which the widget shows in its footer. Nothing is printed: a line on stderr would fail every saved notebook under nbval.
 """
@@ -57,7 +58,6 @@ def _with_dot(dot, nodes, edges, clusters, direction):
     clusters = [c for c in clusters if c["nodes"]]
     out = subprocess.run([dot, "-Tplain"], input=_dot_source(nodes, edges, clusters, direction),
                          capture_output=True, text=True, timeout=60, check=True).stdout
-    sizes = dict(nodes)
     positions, width, height = {}, 0.0, 0.0
     for line in out.splitlines():
         parts = line.split()
@@ -68,10 +68,10 @@ def _with_dot(dot, nodes, edges, clusters, direction):
             # -Tplain has y pointing up, in inches; the trace has px with y pointing down.
             positions[name] = [round(float(parts[2]) * POINTS_PER_INCH, 1),
                                round((height - float(parts[3])) * POINTS_PER_INCH, 1)]
-    if set(positions) != set(sizes):
+    if set(positions) != {node_id for node_id, _ in nodes}:
         raise ValueError("dot did not place every node")
     return {"engine": "dot", "width": round(width * POINTS_PER_INCH, 1), "height": round(height * POINTS_PER_INCH, 1),
-            "positions": positions, "sizes": {k: [round(w, 1), round(h, 1)] for k, (w, h) in sizes.items()}}
+            "positions": positions}
 
 
 def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0, wrap=None):
@@ -104,7 +104,7 @@ def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0, wrap=None):
     extents = {r: sum(cross(n) for n in layer) + gap_cross * (len(layer) - 1) for r, layer in layers.items()}
     # Rows of consecutive layers (one row unless `wrap` asks for more, and only left to right).
     if not order:
-        return {"engine": "builtin", "width": 0.0, "height": 0.0, "positions": {}, "sizes": {}}
+        return {"engine": "builtin", "width": 0.0, "height": 0.0, "positions": {}}
     rows, m = [[]], 0.0
     for r in sorted(layers):
         span = max(main(n) for n in layers[r])
@@ -130,5 +130,4 @@ def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0, wrap=None):
         offset += widest + gap_main
     depth = max(0.0, offset - gap_main)
     width, height = (width, depth) if lr else (depth, width)
-    return {"engine": "builtin", "width": round(width, 1), "height": round(height, 1), "positions": positions,
-            "sizes": {k: [round(w, 1), round(h, 1)] for k, (w, h) in sizes.items()}}
+    return {"engine": "builtin", "width": round(width, 1), "height": round(height, 1), "positions": positions}

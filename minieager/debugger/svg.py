@@ -11,12 +11,12 @@ import re
 from xml.sax.saxutils import escape
 
 from . import assets
+from . import geometry
 from . import layout as layout_mod
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
 MONO = "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
 PAD = 28.0
-FOLDED_SIZE = (184.0, 54.0)
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,13 +102,14 @@ def _visible(data):
     """(nodes, edges, representative): a big or truncated trace has its clusters folded into one node."""
     fold = data.get("truncated") is not None or (len(data["nodes"]) > AUTO_FOLD_NODES and bool(data.get("clusters")))
     homes = _homes(data) if fold else {}
+    folded_size = {c["id"]: c.get("folded_size") for c in data.get("clusters") or ()}
     rep, nodes, folded = {}, [], {}
     for n in data["nodes"]:
         c = n.get("cluster") or homes.get(n["id"])
         if fold and c is not None:
             vid = rep[n["id"]] = f"cluster:{c}"
             if vid not in folded:
-                folded[vid] = {"id": vid, "kind": "cluster", "label": c, "members": []}
+                folded[vid] = {"id": vid, "kind": "cluster", "label": c, "members": [], "size": folded_size.get(c)}
                 nodes.append(folded[vid])
             folded[vid]["members"].append(n["id"])
         else:
@@ -119,21 +120,11 @@ def _visible(data):
     return nodes, edges, rep
 
 
-def _size(n):
-    if n["kind"] == "cluster":
-        return FOLDED_SIZE
-    if n["kind"] == "op":
-        return (max(112.0, len(n["label"]) * 12.5 * 0.61 + 36), 36.0)
-    if n["kind"] == "layer":
-        return (max(180.0, len(n["label"]) * 12.5 * 0.6 + 24), 54.0)
-    return (156.0, 64.0)
-
-
 def _layout(data, nodes, edges, builtin, wrap=None):
     given = data.get("layout")
     if given and all(n["id"] in given["positions"] for n in nodes) and not builtin:
         return given
-    sized = [(n["id"], _size(n)) for n in nodes]
+    sized = [(n["id"], geometry.size_of(n)) for n in nodes]
     direction = data.get("direction", "LR")
     if builtin:
         return layout_mod.layered(sized, edges, direction, wrap=wrap)
@@ -173,7 +164,7 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
     k = len(steps) - 1 if step is None else max(-1, min(int(step) - 1, len(steps) - 1))
     nodes, edges, rep = _visible(data)
     lay = _layout(data, nodes, edges, builtin_layout, wrap)
-    pos, size = lay["positions"], {n["id"]: lay["sizes"].get(n["id"], _size(n)) for n in nodes}
+    pos, size = lay["positions"], {n["id"]: geometry.size_of(n) for n in nodes}
     lr = data.get("direction", "LR") == "LR"
 
     current, grads, sending, upstream, pending = None, {}, {}, set(), set()

@@ -18,17 +18,14 @@ from ..autodiff.variable import Variable
 from ..engine import recording
 from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
+from . import geometry
 from . import layout as layout_mod
 from .names import name_of
 from .source import code_line, op_code
 from .values import summarize
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2         # 2: every node carries its ``size``, every cluster its ``folded_size``
 DEFAULT_MAX_NODES = 400
-# The front-end's default node sizes in px (widgets/tape_debugger.js), so a laid-out trace
-# draws the same boxes the front-end would.
-TENSOR_SIZE = (156.0, 64.0)
-OP_SIZE = (112.0, 36.0)
 
 
 class TraceError(ValueError):
@@ -296,12 +293,6 @@ def _collapse(nodes, edges, max_nodes):
             n["cluster"] = next(iter(consumers[n["id"]]))
 
 
-def _node_size(node):
-    if node["kind"] != "op":
-        return TENSOR_SIZE
-    return (max(OP_SIZE[0], len(node["label"]) * 12.5 * 0.61 + 36), OP_SIZE[1])
-
-
 def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_constants=False,
           direction="LR", layout=True, _summaries=None, _code_lines=None):
     """Trace ``tape``: its graph and, given ``target`` and ``sources``, the backprop steps.
@@ -381,8 +372,9 @@ def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_
         "truncated": truncated,
         "error": None,
     }
+    geometry.add_sizes(data)        # the boxes every drawing draws, the widget's included
     if layout and truncated is None:
-        data["layout"] = layout_mod.compute([(n["id"], _node_size(n)) for n in nodes], edges,
+        data["layout"] = layout_mod.compute([(n["id"], n["size"]) for n in nodes], edges,
                                             data["clusters"], direction)
     return Trace(data)
 

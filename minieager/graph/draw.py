@@ -7,6 +7,7 @@ draws it; hovering a box shows the line of user code that created the node.
 """
 from xml.sax.saxutils import escape
 
+from ..debugger.geometry import add_sizes
 from ..debugger.svg import render
 from ..debugger.trace import FORMAT_VERSION
 
@@ -50,7 +51,7 @@ def trace_data(graph, title=None, direction="LR"):
             "forward_steps": [], "target": None, "sources": [], "steps": [], "gradients": [], "unreached": [],
             "layout": None, "truncated": None, "error": None,
             "title": title or f"graph '{graph.name}' · {graph.count('call')} calls · {len(graph.nodes)} nodes"}
-    return data, sources
+    return add_sizes(data), sources
 
 
 class Drawing:

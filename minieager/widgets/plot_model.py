@@ -3,8 +3,10 @@
 Duck-typed on the nn engineer's Keras-style API (``model.layers``, ``layer.name``, output shapes
 when known) and drawn by the debugger's SVG renderer, so it shares the tape debugger's look.
 """
+from ..debugger.geometry import add_sizes
 from ..debugger.png import to_png
 from ..debugger.svg import render
+from ..debugger.trace import FORMAT_VERSION
 
 
 def _output_shape(layer):
@@ -46,8 +48,9 @@ def model_graph(model, direction="TB", show_shapes=True):
         if k:
             edges.append({"id": f"e{k - 1}", "source": f"l{k - 1}", "target": f"l{k}", "input_index": 0})
     title = f"{getattr(model, 'name', None) or 'model'} ({type(model).__name__}) · {len(layers)} layers"
-    return {"version": 1, "direction": direction, "title": title, "nodes": nodes, "edges": edges, "clusters": [],
-            "forward_steps": [], "steps": [], "gradients": [], "unreached": [], "layout": None, "truncated": None}
+    return add_sizes({"version": FORMAT_VERSION, "direction": direction, "title": title, "nodes": nodes, "edges": edges,
+                      "clusters": [], "forward_steps": [], "steps": [], "gradients": [], "unreached": [], "layout": None,
+                      "truncated": None})
 
 
 def plot_model(model, direction="TB", show_shapes=True):

@@ -191,7 +191,7 @@ def test_scopes_become_clusters():
         tape, y, (x,) = record(lambda x: x * 2.0, [1.0])
     assert [r.scope for r in tape.records] == ["dense"]
     d = trace(tape, y, [x]).to_dict()
-    assert d["clusters"] == [{"id": "dense", "label": "dense", "nodes": ["op0", "t2"]}]
+    assert d["clusters"] == [{"id": "dense", "label": "dense", "nodes": ["op0", "t2"], "folded_size": [184.0, 54.0]}]
 
 
 def test_labels_are_what_a_learner_wrote():

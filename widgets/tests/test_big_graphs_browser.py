@@ -259,3 +259,33 @@ def test_inspector_links_each_op_to_its_code(browser, tmp_path, artifacts):
     page.click("[data-role=inspector-close]")
     assert page.locator("[data-role=inspector]").count() == 0
     page.close()
+
+
+def drawn_boxes(page):
+    """{node id or cluster id: [w, h]} of every box drawn, in the drawing's own px (zoom taken out)."""
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.me-nodes > g')].map((g) => {
+      const r = g.querySelector(':scope > .me-shape').getBBox();
+      return [g.dataset.nodeId ?? g.dataset.clusterId, [r.width, r.height]];
+    }))""")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (2400, 900)], ids=["in-rows", "as-laid-out"])
+def test_the_page_draws_the_sizes_python_sent(browser, tmp_path, size):
+    """One geometry (minieager/debugger/geometry.py): each box is the size the trace gives it, in
+    the trace's own layout (a wide window) as in the rows the page lays out itself (a narrow one)."""
+    trace = network()
+    data = trace.to_dict()
+    page, _ = open_trace(browser, tmp_path, trace, size, "network-sizes")
+    drawn = drawn_boxes(page)
+    assert drawn == {n["id"]: pytest.approx(n["size"], abs=0.01) for n in data["nodes"]}
+    page.close()
+    trace = mlp()
+    data = trace.to_dict()
+    page, _ = open_trace(browser, tmp_path, trace, size, "mlp-sizes")
+    drawn = drawn_boxes(page)
+    folded = {c["id"]: c["folded_size"] for c in data["clusters"]}
+    assert {k: drawn[k] for k in folded} == {k: pytest.approx(v, abs=0.01) for k, v in folded.items()}
+    for n in data["nodes"]:
+        if n["id"] in drawn:
+            assert drawn[n["id"]] == pytest.approx(n["size"], abs=0.01)
+    page.close()

@@ -264,6 +264,17 @@ def test_fallback_layout_follows_the_direction(page, standalone, trace_fixture):
 
 
 @pytest.mark.browser
+def test_a_trace_without_node_sizes_says_so(page, standalone, trace_fixture):
+    """The page has no sizes of its own (they come from minieager/debugger/geometry.py)."""
+    trace = trace_fixture("square_plus_x")
+    del trace["nodes"][1]["size"]
+    open_page(page, standalone, trace)
+    assert "no box size for node op0" in page.text_content("[data-role=error]")
+    assert page.locator("[data-node-id]").count() == 0
+    assert not page.locator("[data-role=empty]").is_visible()
+
+
+@pytest.mark.browser
 def test_live_trace_updates_redraw(page, standalone, trace_fixture):
     open_page(page, standalone, "empty")
     page.evaluate("t => window.meTapeDebugger.model.set('trace', t)", trace_fixture("square_plus_x"))
