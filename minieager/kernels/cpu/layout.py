@@ -56,12 +56,23 @@ def getitem(x, index):
     return np.asarray(x[index], order="C")
 
 
+def _added_at(out, index, values):
+    """``out`` (a new array this kernel owns) with ``values`` added at ``index``. Where an index
+    repeats, each value is added in turn (``np.add.at``; ``out[index] += values`` would keep one)."""
+    np.add.at(out, index, values)
+    return out
+
+
+def _scattered(shape, index, values):
+    """Zeros of ``shape`` with ``values`` added at ``index``: the gradient of every op that reads by
+    index (a read twice gets both gradients), and ``scatter_nd`` itself."""
+    return _added_at(np.zeros(shape, values.dtype), index, values)
+
+
 @register_kernel("getitem_grad")
 def getitem_grad(dy, index, shape):
-    """Zeros of the input's shape with ``dy`` added where ``x[index]`` read (np.add.at adds repeats)."""
-    grad = np.zeros(shape, dy.dtype)
-    np.add.at(grad, index, dy)
-    return grad
+    """Zeros of the input's shape with ``dy`` added where ``x[index]`` read."""
+    return _scattered(shape, index, dy)
 
 
 @register_kernel("gather")
@@ -71,11 +82,8 @@ def gather(params, indices, axis):
 
 @register_kernel("gather_grad")
 def gather_grad(dy, indices, axis, shape):
-    grad = np.zeros(shape, dy.dtype)
-    moved = np.moveaxis(grad, axis, 0)            # a view: writes land in grad
-    dy_moved = np.moveaxis(dy, tuple(range(axis, axis + indices.ndim)), tuple(range(indices.ndim)))
-    np.add.at(moved, indices, dy_moved)
-    return grad
+    """``dy`` added back where ``gather`` read: ``params[:, ..., indices]`` with ``axis`` slices before."""
+    return _scattered(shape, (slice(None),) * axis + (indices,), dy)
 
 
 @register_kernel("one_hot")
@@ -104,9 +112,7 @@ def gather_nd(params, indices):
 @register_kernel("scatter_nd")
 def scatter_nd(indices, updates, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up, as in TF)."""
-    out = np.zeros(shape, updates.dtype)
-    np.add.at(out, _coordinates(indices), updates)
-    return out
+    return _scattered(shape, _coordinates(indices), updates)
 
 
 @register_kernel("tensor_scatter_nd_update")
@@ -126,10 +132,8 @@ def tensor_scatter_nd_update(tensor, indices, updates):
 
 @register_kernel("tensor_scatter_nd_add")
 def tensor_scatter_nd_add(tensor, indices, updates):
-    """A copy of ``tensor`` with ``updates`` added at ``indices``, in order (np.add.at adds repeats one by one)."""
-    out = np.array(tensor, order="C", copy=True)
-    np.add.at(out, _coordinates(indices), updates)
-    return out
+    """A copy of ``tensor`` with ``updates`` added at ``indices``, in order (repeats one by one)."""
+    return _added_at(np.array(tensor, order="C", copy=True), _coordinates(indices), updates)
 
 
 @register_kernel("take_along_axis")
@@ -140,11 +144,9 @@ def take_along_axis(x, indices, axis):
 @register_kernel("put_along_axis")
 def put_along_axis(dy, indices, axis, shape):
     """Zeros of ``shape`` with ``dy`` added back where ``take_along_axis`` read each element."""
-    out = np.zeros(shape, dy.dtype)
     index = list(np.indices(indices.shape, sparse=True))
     index[axis] = indices
-    np.add.at(out, tuple(index), dy)
-    return out
+    return _scattered(shape, tuple(index), dy)
 
 
 @register_kernel("argsort")

@@ -189,44 +189,46 @@ def _pool_geometry(in_shape, ksize, strides, padding):
     return (in_shape[0], oh, ow, in_shape[3]), (ksize[0], ksize[1], strides[0], strides[1], pt, pl)
 
 
-@register_kernel("max_pool2d", "cpu")
-def max_pool2d(x, ksize, strides, padding):
+def _pool_forward(x, ksize, strides, padding, loop_name):
+    """One window reduction per output element, by the loop ``loops.nn.<loop_name>`` (max or mean)."""
     out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
     xc = np.ascontiguousarray(upcast(x))
     out = np.empty(out_shape, xc.dtype)
     use_threads_for(xc.size, splits=xc.shape[0])
-    loops.nn.max_pool(xc, *geo, out)
+    getattr(loops.nn, loop_name)(xc, *geo, out)
     return downcast(out, x.dtype)
 
 
-@register_kernel("max_pool2d_grad", "cpu")
-def max_pool2d_grad(x, dy, ksize, strides, padding):
-    _, geo = _pool_geometry(x.shape, ksize, strides, padding)
-    xc, dyc = np.ascontiguousarray(upcast(x)), np.ascontiguousarray(upcast(dy))
-    dx = np.zeros(xc.shape, dyc.dtype)
-    use_threads_for(xc.size, splits=xc.shape[0])
-    loops.nn.max_pool_grad(xc, dyc, *geo, dx)
+def _pool_backward(dy, input_shape, ksize, strides, padding, loop_name, *x):
+    """``dy`` sent back through each window into a zero gradient of the input's shape; the max loop
+    also reads the input ``x`` (to find each window's winner)."""
+    _, geo = _pool_geometry(input_shape, ksize, strides, padding)
+    x = tuple(np.ascontiguousarray(upcast(a)) for a in x)
+    dyc = np.ascontiguousarray(upcast(dy))
+    dx = np.zeros(input_shape, dyc.dtype)
+    use_threads_for(dx.size, splits=dx.shape[0])
+    getattr(loops.nn, loop_name)(*x, dyc, *geo, dx)
     return downcast(dx, dy.dtype)
+
+
+@register_kernel("max_pool2d", "cpu")
+def max_pool2d(x, ksize, strides, padding):
+    return _pool_forward(x, ksize, strides, padding, "max_pool")
 
 
 @register_kernel("avg_pool2d", "cpu")
 def avg_pool2d(x, ksize, strides, padding):
-    out_shape, geo = _pool_geometry(x.shape, ksize, strides, padding)
-    xc = np.ascontiguousarray(upcast(x))
-    out = np.empty(out_shape, xc.dtype)
-    use_threads_for(xc.size, splits=xc.shape[0])
-    loops.nn.avg_pool(xc, *geo, out)
-    return downcast(out, x.dtype)
+    return _pool_forward(x, ksize, strides, padding, "avg_pool")
+
+
+@register_kernel("max_pool2d_grad", "cpu")
+def max_pool2d_grad(x, dy, ksize, strides, padding):
+    return _pool_backward(dy, x.shape, ksize, strides, padding, "max_pool_grad", x)
 
 
 @register_kernel("avg_pool2d_grad", "cpu")
 def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
-    _, geo = _pool_geometry(tuple(input_shape), ksize, strides, padding)
-    dyc = np.ascontiguousarray(upcast(dy))
-    dx = np.zeros(tuple(input_shape), dyc.dtype)
-    use_threads_for(dx.size, splits=dx.shape[0])
-    loops.nn.avg_pool_grad(dyc, *geo, dx)
-    return downcast(dx, dy.dtype)
+    return _pool_backward(dy, tuple(input_shape), ksize, strides, padding, "avg_pool_grad")
 
 
 # ----------------------------------------------------------------------------- softmax family
