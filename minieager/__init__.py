@@ -13,6 +13,7 @@ machine.configure_environment()   # thread counts and numba's cache folder, befo
 
 from . import kernels as _kernels  # noqa: E402,F401  (registers the CPU kernels; compiles nothing)
 from . import errors  # noqa: E402,F401
+from .engine import recording as _recording  # noqa: E402
 from .engine.device import device  # noqa: E402,F401
 from .engine.dtypes import (  # noqa: E402,F401
     DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, uint8)
@@ -78,8 +79,7 @@ set_random_seed = random.set_seed
 
 def executing_eagerly():
     """True, except while ``me.function`` traces a function (or a compat.v1 graph is being built)."""
-    from .engine.recording import tracers
-    return not tracers
+    return not _recording.tracers
 
 
 def enable_eager_execution(*args, **kwargs):

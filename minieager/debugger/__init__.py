@@ -9,12 +9,12 @@ Nothing here imports Jupyter; the widget lives in ``minieager.widgets``.
 """
 from .html import save_html
 from .names import name
+from .svg import render
 from .trace import Trace, TraceError, trace
 
 
 def to_svg(trace, step=None, mode="backward"):
     """SVG text of ``trace`` (a Trace or its dict) at ``step`` (None: the last step)."""
-    from .svg import render
     return render(trace.to_dict() if hasattr(trace, "to_dict") else trace, step=step, mode=mode)
 
 

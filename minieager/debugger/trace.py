@@ -16,12 +16,14 @@ from .. import nest
 from ..autodiff.backprop import backward
 from ..autodiff.variable import Variable
 from ..engine import recording
-from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
-from . import geometry
-from . import layout as layout_mod
+from ..errors import InvalidArgumentError
+from . import geometry, layout as layout_mod
+from .html import save_html
 from .names import name_of
+from .png import to_png
 from .source import code_line, op_code
+from .svg import render
 from .values import summarize
 
 FORMAT_VERSION = 2         # 2: every node carries its ``size``, every cluster its ``folded_size``
@@ -57,17 +59,14 @@ class Trace:
     def to_svg(self, step=None, mode="backward"):
         """A static SVG picture after backward (or forward) step ``step``: 1 is the first step,
         0 before it, as in the widget's "step 1 / n" (default: the last)."""
-        from .svg import render
         return render(self._data, step=step, mode=mode)
 
     def to_png(self, step=None, mode="backward"):
         """The same picture as PNG bytes (needs Pillow)."""
-        from .png import to_png
         return to_png(self.to_svg(step=step, mode=mode))
 
     def save_html(self, path):
         """Write one self-contained HTML file that steps through this trace offline."""
-        from .html import save_html
         return save_html(self, path)
 
     def _repr_svg_(self):
