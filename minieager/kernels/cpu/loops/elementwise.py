@@ -258,14 +258,14 @@ def power(a, b, out):
 def maximum(a, b, out):
     for i in prange(out.size):
         x, y = item(a, i), item(b, i)
-        out[i] = x if (x >= y or x != x) else y   # x != x: x is nan, and nan wins as in NumPy
+        out[i] = x if (x > y or x != x) else y   # x != x: x is nan, and nan wins; a tie gives y, as in NumPy
 
 
 @_kernel
 def minimum(a, b, out):
     for i in prange(out.size):
         x, y = item(a, i), item(b, i)
-        out[i] = x if (x <= y or x != x) else y
+        out[i] = x if (x < y or x != x) else y
 
 
 @_kernel

@@ -38,9 +38,9 @@ def softplus(v):
 
 @_scalar
 def maximum(x, y):
-    return x if (x >= y or x != x) else y        # nan wins, as in NumPy
+    return x if (x > y or x != x) else y         # nan wins, a tie gives y: as in NumPy
 
 
 @_scalar
 def minimum(x, y):
-    return x if (x <= y or x != x) else y
+    return x if (x < y or x != x) else y
