@@ -58,7 +58,7 @@ def unary(op, x, alpha):
     if op == 9:
         return x * x
     if op == 10:
-        return 1 / x if x != 0 else math.copysign(math.inf, x)
+        return 1 / x
     if op == 11:
         return math.sin(x)
     if op == 12:
@@ -90,7 +90,7 @@ def binary(op, a, b):
     if op == 2:
         return a * b
     if op == 3:
-        return a / b if b != 0 else (math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b))
+        return a / b
     if op == 4:
         return a if a > b or a != a else b           # nan wins, as in np.maximum
     if op == 5:
