@@ -66,7 +66,8 @@ def unary(op, x, alpha):
     if op == 13:
         return math.tanh(x)
     if op == 14:                                      # stable in both tails: exp never overflows
-        return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+        e = math.exp(-abs(x))
+        return 1 / (1 + e) if x >= 0 else e / (1 + e)
     if op == 15:
         return 0.0 if x < 0 else x                    # nan stays nan, as the CPU's relu does
     if op == 16:                                      # log(1 + exp(x)), stable for large |x|
