@@ -48,13 +48,13 @@ def unary(op, x, alpha):
     if op == 4:
         return math.expm1(x)
     if op == 5:                                       # the edges spelled out: the simulator runs
-        return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)   # Python's math, which raises
+        return math.log(x) if x > 0 or x != x else (-math.inf if x == 0 else math.nan)   # Python's math, which raises
     if op == 6:
-        return math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan)
+        return math.log1p(x) if x > -1 or x != x else (-math.inf if x == -1 else math.nan)
     if op == 7:
-        return math.sqrt(x) if x >= 0 else math.nan
+        return math.sqrt(x) if x >= 0 or x != x else math.nan
     if op == 8:
-        return 1 / math.sqrt(x) if x >= 0 else math.nan
+        return 1 / math.sqrt(x) if x >= 0 or x != x else math.nan
     if op == 9:
         return x * x
     if op == 10:
