@@ -13,9 +13,20 @@ loop that runs pays for it once, and then loads its compiled code from numba's d
 On a fresh machine nothing is in that cache yet: inside a notebook, ``compile_notice`` then says
 which kernels are compiling, so that the cell does not look frozen.
 """
+import functools
 import importlib
+import os
 
 _FAMILIES = ("elementwise", "nn", "reduce")
+
+
+@functools.cache
+def formulas_digest():
+    """A hash of the formulas and of the CPU's math library (``scalar.DIGEST``), read from the
+    files themselves: the fusion pass names its kernels with it without importing numba."""
+    from ... import formulas
+    here = os.path.dirname(__file__)
+    return formulas.source_digest(os.path.join(here, "cpumath.py"), os.path.join(here, "vecmath.py"))
 
 
 def __getattr__(name):
