@@ -1,7 +1,9 @@
 """The numba loops behind the CPU kernels: ``elementwise``, ``reduce`` and ``nn``.
 
-These modules, with ``vecmath`` (the vectorisable exp and tanh they share), are the only ones
-in minieager that import numba, and nothing imports them when minieager is imported. The
+These modules, with ``vecmath`` (the vectorisable exp and tanh they share) and ``scalar`` and
+``cpumath`` (the elementwise formulas of ``kernels/formulas.py`` compiled for the CPU), are the
+only ones in minieager that import numba (but for the GPU backend), and nothing imports them
+when minieager is imported. The
 kernels one folder up name a loop where they call it
 (``loops.reduce.arg_extreme(x3, largest, out)``), and the first such call imports its module
 through ``__getattr__`` below, and numba with it.
