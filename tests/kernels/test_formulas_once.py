@@ -6,6 +6,7 @@ formula is written anywhere else, or if a backend computes an op with anything b
 """
 import ast
 import copy
+import inspect
 import json
 import subprocess
 import sys
@@ -123,6 +124,14 @@ def test_fused_kernels_have_no_templates_of_their_own():
     assert [s for s in strings if "{0}" in s or "{1}" in s] == []
 
 
+def test_formulas_lists_every_formula():
+    """FORMULAS, which the backends compile, holds every function formulas.py defines (but its helpers)."""
+    defined = {name for name, value in vars(formulas).items()
+               if inspect.isfunction(value) and value.__module__ == formulas.__name__}
+    assert defined - {"with_math", "compile_all", "source_digest"} == set(NAMES)
+    assert len(NAMES) == len(set(NAMES))
+
+
 def test_formulas_call_only_math_and_python_builtins():
     """A backend swaps in its own ``math`` (formulas.with_math) and nothing else: a formula that called
     another formula, NumPy or a helper would not compile on every backend."""
@@ -233,20 +242,41 @@ def test_every_fusible_op_is_a_call_of_its_formula():
 
 
 # ----------------------------------------------------------------------------- CUDA
-def test_every_cuda_op_is_its_formula_compiled_as_a_device_function():
-    cuda_elementwise = pytest.importorskip("minieager.kernels.cuda.elementwise")
-    for op in [*cuda_elementwise.UNARY, *cuda_elementwise.BINARY]:
-        device_function = getattr(cuda_elementwise.f, cuda_elementwise.formula_name(op))
-        formula = formulas.identity if op == "identity" else formulas.OPS[op]
-        assert device_function.py_func.__code__ is formula.__code__
-        assert device_function.py_func.__globals__["math"].__name__.endswith("cuda.devmath")
+# Importing the CUDA kernels registers them: done in a process of its own, not in this one.
+CUDA_REPORT = r"""
+import json
+from minieager.kernels import formulas
+from minieager.kernels.cuda import elementwise as E
+report = {"UNARY": E.UNARY, "BINARY": E.BINARY, "formula": {}, "built_from_it": {}, "math": {}}
+for op in [*E.UNARY, *E.BINARY]:
+    name = E.formula_name(op)
+    device_function = getattr(E.f, name)
+    report["formula"][op] = name
+    report["built_from_it"][op] = device_function.py_func.__code__ is getattr(formulas, name).__code__
+    report["math"][op] = device_function.py_func.__globals__["math"].__name__
+print(json.dumps(report))
+"""
 
 
-def test_cuda_op_codes_branch_to_their_formulas():
+@pytest.fixture(scope="module")
+def cuda_report():
+    pytest.importorskip("numba.cuda")
+    out = subprocess.run([sys.executable, "-c", CUDA_REPORT], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_every_cuda_op_is_its_formula_compiled_as_a_device_function(cuda_report):
+    ops = [*cuda_report["UNARY"], *cuda_report["BINARY"]]
+    assert len(ops) == 37
+    assert cuda_report["formula"] == {op: "identity" if op == "identity" else formulas.OPS[op].__name__ for op in ops}
+    assert all(cuda_report["built_from_it"].values())
+    assert set(cuda_report["math"].values()) == {"minieager.kernels.cuda.devmath"}
+
+
+def test_cuda_op_codes_branch_to_their_formulas(cuda_report):
     """``unary``/``binary`` in cuda/elementwise.py: branch k returns f.<formula of op k>(...) and nothing else."""
-    cuda_elementwise = pytest.importorskip("minieager.kernels.cuda.elementwise")
-    tree = _tree(cuda_elementwise.__file__)
-    for function, table in [("unary", cuda_elementwise.UNARY), ("binary", cuda_elementwise.BINARY)]:
+    tree = _tree(PACKAGE / "kernels" / "cuda" / "elementwise.py")
+    for function, table in [("unary", cuda_report["UNARY"]), ("binary", cuda_report["BINARY"])]:
         (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function]
         branches = {}
         for statement in node.body[1:]:                        # after the docstring
@@ -257,4 +287,4 @@ def test_cuda_op_codes_branch_to_their_formulas():
             call = returned.value
             assert isinstance(call, ast.Call) and ast.unparse(call.func).startswith("f."), ast.unparse(returned)
             branches[code] = call.func.attr
-        assert branches == {code: cuda_elementwise.formula_name(op) for op, code in table.items()}
+        assert branches == {code: cuda_report["formula"][op] for op, code in table.items()}
