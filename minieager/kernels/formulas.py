@@ -25,7 +25,7 @@ What keeps the backends in step with each other and with NumPy:
 * the result is converted to the output's dtype when it is stored (``out[i] = ...``): float32
   operands may be computed in float64 inside (sigmoid, softplus: ``math.exp`` of the CPU returns
   a float64), and comparisons return a bool;
-* nan goes through: no formula tests for it except where an op must (maximum, minimum, isnan).
+* nan goes through: only maximum and minimum test for it (``a != a``), where nan must win.
 
 This module imports neither numba nor anything of minieager: ``import minieager`` does not
 compile (or import) numba, and a learner can read this file alone.
