@@ -5,25 +5,30 @@ Elementwise fusion (``fusion.py``) replaces a chain or tree of elementwise calls
 written here, one line per fused op, computing every element in one pass over the output
 instead of one pass (and one temporary array) per op::
 
+    from minieager.kernels.cpu.loops.scalar import add, multiply, tanh
+
     @njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
     def fused_kernel(in0, in1, in2, in3, out):
         for i in prange(out.size):
             a0 = in0[i]
-            v0 = float32(a0 * in1)
-            v1 = float32(v0 + in2)
+            v0 = float32(multiply(a0, in1))
+            v1 = float32(add(v0, in2))
+            v2 = float32(tanh(v1))
             ...
             out[i] = v4
 
-Each line rounds to the op's own dtype (``float32(...)``), so the fused loop computes what the
-eager ops compute, op by op. Operands are read in one of three ways, chosen from their static
+Each line calls its op's formula (``kernels/formulas.py``), compiled for the CPU and inlined
+(``cpu/loops/scalar.py``): the same function as the op's eager loop. Each line rounds to the
+op's own dtype (``float32(...)``), so the fused loop computes what the eager ops compute, op by
+op. (Unlike the eager loops, every fused kernel allows FMA contraction.) Operands are read in one of three ways, chosen from their static
 shapes: a full operand element by element (``in0[i]``), a one-element operand as a scalar
 (``in1``), and a row broadcast over leading axes (a bias ``(16,)`` against ``(32, 26, 26, 16)``)
 as ``in2[j]`` in a loop nest ``out[r, j]``, with no broadcast copy. Any other broadcast is copied
 to the output's shape first.
 
 numba caches compiled code only for functions defined in a real file, so the source is written
-to ``<cache>/minieager/fused/fused_<hash of the source>.py`` and imported from there; a later
-process finds the file and numba's cache beside it, and compiles nothing.
+to ``<cache>/minieager/fused/fused_<hash of the source and the formulas>.py`` and imported from
+there; a later process finds the file and numba's cache beside it, and compiles nothing.
 
 The gradient: a ``FusedOp``'s VJP runs its members' own gradient rules backwards (the chain rule),
 after recomputing the intermediate values it did not keep, with minieager ops, so a tape around a
@@ -42,38 +47,22 @@ from ... import machine
 from ...engine import dtypes
 from ...engine.device import device_type
 from ...engine.op import Op
+from ...kernels import formulas
 from ...kernels.cpu.threads import use_threads_for
 from ...kernels.registry import get_kernel
 from ...ops.elementwise import add
 from ...ops.reductions import unbroadcast
 
-# op name -> its formula on one element; {0}, {1}, {2} are its operands, {alpha} an attr.
-# Helpers with a branch (sign, relu, sigmoid ...) come from kernels/cpu/loops/scalar.py.
-TEMPLATES = {
-    "negative": "-{0}", "abs": "abs({0})", "sign": "sign({0})", "square": "{0} * {0}",
-    "sqrt": "np.sqrt({0})", "rsqrt": "1 / np.sqrt({0})", "reciprocal": "1 / {0}",
-    "exp": "vexp({0})", "log": "np.log({0})", "log1p": "np.log1p({0})", "expm1": "np.expm1({0})",
-    "sin": "np.sin({0})", "cos": "np.cos({0})", "tanh": "vtanh({0})", "sigmoid": "sigmoid({0})",
-    "softplus": "softplus({0})", "relu": "relu({0})", "leaky_relu": "{0} if {0} >= 0 else {alpha} * {0}",
-    "isnan": "np.isnan({0})", "isfinite": "np.isfinite({0})", "logical_not": "not {0}", "cast": "{0}",
-    "add": "{0} + {1}", "bias_add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}", "divide": "{0} / {1}",
-    "floordiv": "{0} // {1}", "mod": "{0} % {1}", "pow": "{0} ** {1}",
-    "maximum": "maximum({0}, {1})", "minimum": "minimum({0}, {1})",
-    "equal": "{0} == {1}", "not_equal": "{0} != {1}", "less": "{0} < {1}", "less_equal": "{0} <= {1}",
-    "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
-    "logical_and": "{0} and {1}", "logical_or": "{0} or {1}", "logical_xor": "{0} != {1}",
-    "relu_grad": "{0} if {1} > 0 else 0", "tanh_grad": "{0} * (1 - {1} * {1})",
-    "sigmoid_grad": "{0} * {1} * (1 - {1})", "where": "{1} if {0} else {2}",
-}
+# The ops that may join a fused kernel: every op with a formula in kernels/formulas.py but erf,
+# which fusion has left out so far (adding it changes which graphs fuse: a change of its own).
+FUSIBLE = frozenset(formulas.OPS) - {"erf"}
 FUSIBLE_DTYPES = (dtypes.float32, dtypes.float64, dtypes.bool_)   # numba has no float16 arithmetic
 
 _HEADER = '''\
-import numpy as np
 from numba import njit, prange
 from numpy import float32, float64
 
-from minieager.kernels.cpu.loops.scalar import maximum, minimum, relu, sigmoid, sign, softplus
-from minieager.kernels.cpu.loops.vecmath import vexp, vtanh
+from minieager.kernels.cpu.loops.scalar import {formulas}
 
 
 @njit(parallel=True, cache=True, error_model="numpy", fastmath={{"contract"}})
@@ -135,10 +124,11 @@ def generate_source(members, modes):
             body.append(f"{indent}a{n} = in{n}[{'i' if not rows else ('r, j' if mode == 'full' else 'j')}]")
             names.append(f"a{n}")
     for i, member in enumerate(members):
+        formula = formulas.OPS[member.op.name].__name__
         operands = [names[a] for a in member.args]
-        attrs = {key: f"{member.dtype.name}({float(value)!r})" for key, value in member.attrs.items()
-                 if key == "alpha"}
-        expression = TEMPLATES[member.op.name].format(*operands, **attrs)
+        if "alpha" in member.attrs:   # leaky_relu's slope, in the op's dtype as the eager loop gets it
+            operands.append(f"{member.dtype.name}({float(member.attrs['alpha'])!r})")
+        expression = f"{formula}({', '.join(operands)})"
         if member.dtype.is_floating:
             expression = f"{member.dtype.name}({expression})"
         body.append(f"{indent}v{i} = {expression}")
@@ -149,7 +139,8 @@ def generate_source(members, modes):
         loop = ["    for r in prange(out.shape[0]):", "        for j in range(out.shape[1]):"]
     else:
         loop = ["    for i in prange(out.size):"]
-    return _HEADER.format(args=args) + "\n".join(loop + body) + "\n"
+    used = sorted({formulas.OPS[member.op.name].__name__ for member in members})
+    return _HEADER.format(formulas=", ".join(used), args=args) + "\n".join(loop + body) + "\n"
 
 
 def source_dir():
@@ -165,8 +156,13 @@ _loaded = {}   # source hash -> (the compiled function, its file), once per proc
 
 
 def load(source):
-    """``(fused_kernel function, file)`` for ``source``: the file is written once, then reused."""
-    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
+    """``(fused_kernel function, file)`` for ``source``: the file is written once, then reused.
+
+    The file is named by a hash of the source and of the formulas it calls
+    (``loops.formulas_digest``): numba's cache checks only this file, so after an edit to a
+    formula the kernel gets a new file and is compiled again."""
+    from ...kernels.cpu.loops import formulas_digest
+    digest = hashlib.sha1((formulas_digest() + source).encode()).hexdigest()[:16]
     if digest in _loaded:
         return _loaded[digest]
     try:

@@ -6,7 +6,7 @@ output: its value is then needed only inside the loop, so it never has to be sto
 two or more becomes one call of a ``FusedOp`` (``fused.py``) in the root's place, whose inputs
 are the values the group reads from outside.
 
-What can join: the ops in ``fused.TEMPLATES`` on float32, float64 and bool values, never an
+What can join: the ops in ``fused.FUSIBLE`` on float32, float64 and bool values, never an
 effect node, never across an effect (see ``_rewrite.effect_segments``).
 
 Only groups whose output has at least ``MIN_SIZE`` elements are fused: below that the eager ops
@@ -18,7 +18,7 @@ import math
 from ...engine.op import Op
 from ...kernels.cpu.broadcast import SMALL_SIZE
 from ._rewrite import derived, effect_segments, fresh_name, is_pure_call, remove, replace_uses, users
-from .fused import FUSIBLE_DTYPES, TEMPLATES, FusedOp, Member
+from .fused import FUSIBLE, FUSIBLE_DTYPES, FusedOp, Member
 from .report import graph_pass
 
 MIN_SIZE = SMALL_SIZE
@@ -26,7 +26,7 @@ MIN_SIZE = SMALL_SIZE
 
 def fusible(node):
     """Whether ``node`` is an elementwise call the code generator can write."""
-    if not is_pure_call(node) or type(node.op) is not Op or node.op.name not in TEMPLATES:
+    if not is_pure_call(node) or type(node.op) is not Op or node.op.name not in FUSIBLE:
         return False
     if node.index is not None or set(node.attrs) - {"alpha", "dtype"}:
         return False

@@ -1,8 +1,9 @@
 """Elementwise kernels: which numba loop or NumPy function computes each op.
 
-The loops themselves are in ``loops/elementwise.py``, one per op; ``broadcast.run_elementwise``
-decides, per call, whether the loop or NumPy does the work, and the tiny-tensor path below
-skips even that decision. Each op is registered with the name of its loop, which is looked up
+The loops themselves are in ``loops/elementwise.py``, one per op, each built from the op's
+formula in ``kernels/formulas.py``; the NumPy functions below compute the same ops with NumPy's
+own functions. ``broadcast.run_elementwise`` decides, per call, whether the loop or NumPy does
+the work, and the tiny-tensor path below skips even that decision. Each op is registered with the name of its loop, which is looked up
 only when the loop runs, so that an op that NumPy does alone never imports numba (see
 ``loops/__init__.py``).
 """
@@ -77,7 +78,7 @@ def _leaky_relu(x, alpha):
 
 
 # (op, the NumPy function that computes the same thing). Each op's loop in loops/elementwise.py
-# has the op's name, except where that name would hide a Python builtin inside the loops.
+# has the name of its formula: the op's, but for the two that would hide a Python builtin.
 _LOOP_NAMES = {"abs": "absolute", "pow": "power"}
 
 _UNARY = [

@@ -14,15 +14,19 @@ trick makes ``transpose`` (an identity map with the input's strides permuted) an
 
 Which function a map applies is an op code (an int) that ``unary``/``binary`` branch on: one
 compiled kernel serves every op, cached on disk, and the branch is the same for every thread of
-a launch, so it costs (almost) nothing. These kernels compile for float32 and float64; other
-dtypes take the host round trip (host.py).
+a launch, so it costs (almost) nothing. Each branch calls its op's formula (``kernels/formulas.py``,
+the same function the CPU loops are built from), compiled as a device function with ``devmath``
+as its math library. These kernels compile for float32 and float64; other dtypes take the host
+round trip (host.py).
 """
-import math
+from types import ModuleType
 
 import numpy as np
 from numba import cuda
 
+from .. import formulas
 from ..registry import _lookup, register_kernel
+from . import devmath
 from .host import FLOATS, float_kernel, round_trip
 from .memory import empty, flat, launch
 
@@ -34,86 +38,97 @@ BINARY = {name: code for code, name in enumerate([
     "less_equal", "greater", "greater_equal", "relu_grad", "tanh_grad", "sigmoid_grad"])}
 
 
+def formula_name(op):
+    """The name of ``op``'s formula in formulas.py: the op's own, but absolute for abs, power for pow."""
+    return "identity" if op == "identity" else formulas.OPS[op].__name__
+
+
+# The formulas of these ops as device functions: f.negative, f.sigmoid ... A module, so that the
+# kernels below can name them (numba resolves f.sigmoid when it compiles the kernel).
+f = ModuleType(f"{__name__}.f", "The formulas (kernels/formulas.py) compiled as CUDA device functions.")
+f.__dict__.update(formulas.compile_all(cuda.jit(device=True), devmath, {formula_name(op) for op in [*UNARY, *BINARY]}))
+
+
 @cuda.jit(device=True)
 def unary(op, x, alpha):
-    """The one-input function with op code ``op`` (UNARY) at ``x``; ``alpha`` is leaky_relu's slope."""
+    """The formula of the op with code ``op`` (UNARY) at ``x``; ``alpha`` is leaky_relu's slope."""
     if op == 0:
-        return x
+        return f.identity(x)
     if op == 1:
-        return -x
+        return f.negative(x)
     if op == 2:
-        return abs(x)
+        return f.absolute(x)
     if op == 3:
-        return math.exp(x)
+        return f.exp(x)
     if op == 4:
-        return math.expm1(x)
-    if op == 5:                                       # the edges spelled out: the simulator runs
-        return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)   # Python's math, which raises
+        return f.expm1(x)
+    if op == 5:
+        return f.log(x)
     if op == 6:
-        return math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan)
+        return f.log1p(x)
     if op == 7:
-        return math.sqrt(x) if x >= 0 else math.nan
+        return f.sqrt(x)
     if op == 8:
-        return 1 / math.sqrt(x) if x >= 0 else math.nan
+        return f.rsqrt(x)
     if op == 9:
-        return x * x
+        return f.square(x)
     if op == 10:
-        return 1 / x if x != 0 else math.copysign(math.inf, x)
+        return f.reciprocal(x)
     if op == 11:
-        return math.sin(x)
+        return f.sin(x)
     if op == 12:
-        return math.cos(x)
+        return f.cos(x)
     if op == 13:
-        return math.tanh(x)
-    if op == 14:                                      # stable in both tails: exp never overflows
-        return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+        return f.tanh(x)
+    if op == 14:
+        return f.sigmoid(x)
     if op == 15:
-        return 0.0 if x < 0 else x                    # nan stays nan, as the CPU's relu does
-    if op == 16:                                      # log(1 + exp(x)), stable for large |x|
-        return max(x, 0) + math.log1p(math.exp(-abs(x)))
+        return f.relu(x)
+    if op == 16:
+        return f.softplus(x)
     if op == 17:
-        return 1.0 if x > 0 else (-1.0 if x < 0 else x)   # 0 and nan stay themselves
+        return f.sign(x)
     if op == 18:
-        return x if x >= 0 else alpha * x
+        return f.leaky_relu(x, alpha)
     if op == 19:
-        return 1.0 if x != x else 0.0
-    return 1.0 if not (math.isinf(x) or math.isnan(x)) else 0.0   # 20: isfinite
+        return f.isnan(x)
+    return f.isfinite(x)   # 20
 
 
 @cuda.jit(device=True)
 def binary(op, a, b):
-    """The two-input function with op code ``op`` (BINARY) at ``a``, ``b``. Comparisons give 1.0/0.0."""
+    """The formula of the op with code ``op`` (BINARY) at ``a``, ``b``."""
     if op == 0:
-        return a + b
+        return f.add(a, b)
     if op == 1:
-        return a - b
+        return f.subtract(a, b)
     if op == 2:
-        return a * b
+        return f.multiply(a, b)
     if op == 3:
-        return a / b if b != 0 else (math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b))
+        return f.divide(a, b)
     if op == 4:
-        return a if a > b or a != a else b           # nan wins, as in np.maximum
+        return f.maximum(a, b)
     if op == 5:
-        return a if a < b or a != a else b
+        return f.minimum(a, b)
     if op == 6:
-        return a ** b
+        return f.power(a, b)
     if op == 7:
-        return 1.0 if a == b else 0.0
+        return f.equal(a, b)
     if op == 8:
-        return 1.0 if a != b else 0.0
+        return f.not_equal(a, b)
     if op == 9:
-        return 1.0 if a < b else 0.0
+        return f.less(a, b)
     if op == 10:
-        return 1.0 if a <= b else 0.0
+        return f.less_equal(a, b)
     if op == 11:
-        return 1.0 if a > b else 0.0
+        return f.greater(a, b)
     if op == 12:
-        return 1.0 if a >= b else 0.0
+        return f.greater_equal(a, b)
     if op == 13:
-        return a if b > 0 else 0.0                    # relu_grad(dy, x)
+        return f.relu_grad(a, b)
     if op == 14:
-        return a * (1 - b * b)                        # tanh_grad(dy, y)
-    return a * b * (1 - b)                            # 15: sigmoid_grad(dy, y)
+        return f.tanh_grad(a, b)
+    return f.sigmoid_grad(a, b)   # 15
 
 
 @cuda.jit(device=True)

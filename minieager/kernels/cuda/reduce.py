@@ -24,7 +24,7 @@ import numpy as np
 from numba import cuda, float64, int64
 
 from ..registry import _lookup, register_kernel
-from .elementwise import UNARY, launch_map, transpose_array
+from .elementwise import UNARY, f, launch_map, transpose_array
 from .host import float_kernel
 from .memory import empty
 
@@ -35,13 +35,15 @@ MAX_BLOCKS_PER_ROW = 64    # pass 1 gives at most this many partials per row; pa
 
 @cuda.jit(device=True)
 def combine(op, a, b):
+    """One step of reduction ``op``: the elementwise formula of add, multiply, maximum or minimum
+    (kernels/formulas.py; nan wins in maximum and minimum, as in the CPU's reduce_max)."""
     if op == SUM:
-        return a + b
+        return f.add(a, b)
     if op == PROD:
-        return a * b
+        return f.multiply(a, b)
     if op == MAX:
-        return a if a > b or a != a else b   # nan wins, as in the CPU's reduce_max
-    return a if a < b or a != a else b
+        return f.maximum(a, b)
+    return f.minimum(a, b)
 
 
 @cuda.jit(cache=True)

@@ -1,7 +1,9 @@
 """The numba loops behind the CPU kernels: ``elementwise``, ``reduce`` and ``nn``.
 
-These modules, with ``vecmath`` (the vectorisable exp and tanh they share), are the only ones
-in minieager that import numba, and nothing imports them when minieager is imported. The
+These modules, with ``vecmath`` (the vectorisable exp and tanh they share) and ``scalar`` and
+``cpumath`` (the elementwise formulas of ``kernels/formulas.py`` compiled for the CPU), are the
+only ones in minieager that import numba (but for the GPU backend), and nothing imports them
+when minieager is imported. The
 kernels one folder up name a loop where they call it
 (``loops.reduce.arg_extreme(x3, largest, out)``), and the first such call imports its module
 through ``__getattr__`` below, and numba with it.
@@ -13,9 +15,20 @@ loop that runs pays for it once, and then loads its compiled code from numba's d
 On a fresh machine nothing is in that cache yet: inside a notebook, ``compile_notice`` then says
 which kernels are compiling, so that the cell does not look frozen.
 """
+import functools
 import importlib
+import os
 
 _FAMILIES = ("elementwise", "nn", "reduce")
+
+
+@functools.cache
+def formulas_digest():
+    """A hash of the formulas and of the CPU's math library (``scalar.DIGEST``), read from the
+    files themselves: the fusion pass names its kernels with it without importing numba."""
+    from ... import formulas
+    here = os.path.dirname(__file__)
+    return formulas.source_digest(os.path.join(here, "cpumath.py"), os.path.join(here, "vecmath.py"))
 
 
 def __getattr__(name):

@@ -1,46 +1,25 @@
-"""One-element versions of the elementwise loops whose formula needs a branch or a helper.
+"""The formulas of ``kernels/formulas.py``, compiled for the CPU: one numba function per formula.
 
-The fused kernels that graph mode generates (``minieager/graph/passes/fused.py``) compute a
-whole chain of elementwise ops per element, so they need each op as an expression of one value.
-Simple ops are written inline there (``a + b``, ``vtanh(x)``); these are the rest, with the same
-formulas as their loops in ``elementwise.py``. ``inline="always"`` puts them straight into the
-fused loop, so LLVM can still vectorise it.
+``scalar.add``, ``scalar.sigmoid`` ... are the formulas with ``cpumath`` as their ``math``, made
+to be called from numba code: the elementwise loops (``elementwise.py``) and graph mode's fused
+kernels (``graph/passes/fused.py``) call them per element, and ``inline="always"`` puts their
+code straight into the calling loop (at numba's level, before LLVM sees it), so that
+
+* LLVM vectorises the loop as if the formula were written in it, and
+* the loop's compiler options apply to it: ``fastmath={"contract"}`` where the loop has it.
+
+``DIGEST`` changes whenever ``formulas.py``, ``cpumath.py`` or ``vecmath.py`` does. numba's disk
+cache checks only the file of the function it compiled (the loop's, not the formula's), so the
+loops carry ``DIGEST`` in their ``__qualname__`` and the fused kernels in their file's name:
+after an edit to a formula they are compiled again instead of loaded stale.
 """
-import numpy as np
 from numba import njit
 
-from .vecmath import vexp
+from ... import formulas
+from . import cpumath, formulas_digest
 
-_scalar = njit(inline="always", cache=True, error_model="numpy", fastmath={"contract"})
+DIGEST = formulas_digest()
 
-
-@_scalar
-def sign(v):
-    return 1 if v > 0 else (-1 if v < 0 else v)   # 0 -> 0, nan -> nan
-
-
-@_scalar
-def relu(v):
-    return 0 if v < 0 else v                      # nan stays nan
-
-
-@_scalar
-def sigmoid(x):
-    v = np.float64(x)
-    e = vexp(-abs(v))                             # stable in both tails, as the loop
-    return 1 / (1 + e) if v >= 0 else e / (1 + e)
-
-
-@_scalar
-def softplus(v):
-    return max(v, 0) + np.log1p(vexp(-abs(v)))
-
-
-@_scalar
-def maximum(x, y):
-    return x if (x >= y or x != x) else y        # nan wins, as in NumPy
-
-
-@_scalar
-def minimum(x, y):
-    return x if (x <= y or x != x) else y
+_compiled = formulas.compile_all(njit(inline="always", error_model="numpy"), cpumath)
+NAMES = tuple(_compiled)
+globals().update(_compiled)   # scalar.add, scalar.sigmoid ...
