@@ -19,24 +19,37 @@ TORCH_STAMP := $(VENV)/.torch-tried
 
 # One pytest run: the unit tests, the debugger front-end's browser tests, then every notebook
 # executed top to bottom by nbval in this venv's kernel. Folders not created yet are left out.
-PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks course/tests course/solutions course/exercises) --nbval --nbval-current-env
+# In JOBS worker processes (pytest-xdist; `make test JOBS=0`: all in one process). --dist loadfile
+# keeps each file in one worker: a notebook's cells share one kernel, a module's fixtures are built
+# once. Files are handed out in the order the root conftest.py sorts them (those with slow tests
+# first), not by size. Two workers pay even on two busy cores: much of the time a worker waits on
+# a notebook kernel, a browser or a subprocess.
+JOBS   ?= 2
+XDIST  := $(if $(filter 0,$(JOBS)),,-n $(JOBS) --dist loadfile --no-loadscope-reorder)
+PYTEST := $(PY) -m pytest $(wildcard tests widgets/tests notebooks course/tests course/solutions course/exercises) --nbval --nbval-current-env $(XDIST)
 
 # The GPU tests (tests/gpu) under numba's CUDA simulator, in a pytest process of their own: the
-# simulator is chosen by an environment variable read when numba is imported. Tiny shapes; ~2 min.
-GPU_SIM_TEST := NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest tests/gpu -q
+# simulator is chosen by an environment variable read when numba is imported. Tiny shapes. Most
+# of them are in one file, so they are handed out one test at a time (--dist load), not by file.
+GPU_XDIST := $(if $(filter 0,$(JOBS)),,-n $(JOBS) --dist load)
+GPU_SIM_TEST := NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest tests/gpu -q $(GPU_XDIST)
 
 .PHONY: test test-fast test-gpu check-ptx lab bench warmup clean course grade system-check system-check-no-browser
 
 # .ci/check-system first (before the venv is built) says which system package (graphviz,
 # chromium ...) is missing, if one is, instead of letting a notebook fail on it in nbval.
-test: system-check $(STAMP)
+# $(WARM) first: the warm-up fills numba's disk cache once (~30 s on two cores), and every test
+# process, notebook kernel and subprocess after it loads the loops instead of compiling them again.
+test: system-check $(WARM)
 	$(PYTEST)
 	$(GPU_SIM_TEST)
 
-# Everything but the tests that drive JupyterLab in a real browser.
-test-fast: system-check-no-browser $(STAMP)
-	$(PYTEST) -m "not browser"
-	$(GPU_SIM_TEST)
+# The inner loop: everything but the browser tests and the tests marked slow (each over ~10 s:
+# whole notebooks run by nbval, the course graded end to end, wheel and fresh-machine builds,
+# numba's bounds-checked rebuild ...; pyproject.toml registers the markers). `make test` runs all.
+test-fast: system-check-no-browser $(WARM)
+	$(PYTEST) -m "not browser and not slow"
+	$(GPU_SIM_TEST) -m "not slow"
 
 # On a machine with an NVIDIA GPU: the same GPU tests for real, with larger shapes, then the
 # guide's CNN trained on the GPU to the CPU's accuracy (bench/bench_gpu.py --train-check).

@@ -1,7 +1,23 @@
 """Fixtures shared by every test folder."""
 import pytest
 
+import minieager as me
 from minieager.kernels.cpu import broadcast, threads
+from minieager.nn.optimizers import reset_global_step
+
+
+@pytest.fixture
+def fresh_state():
+    """A fixed seed, fresh layer names (``dense``, ``dense_1`` ...) and no global step, before the
+    test; and no global step left behind for the next one.
+
+    Autouse in tests/nn and tests/gpu (their conftest.py); any other test can ask for it by name.
+    """
+    me.random.set_seed(0)
+    me.keras.backend.clear_session()
+    reset_global_step()
+    yield
+    reset_global_step()
 
 
 @pytest.fixture

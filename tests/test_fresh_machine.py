@@ -35,6 +35,14 @@ def test_make_test_checks_the_system_packages_first(target, flag):
     assert check < next(i for i, c in enumerate(commands) if "-m pytest" in c)
 
 
+@pytest.mark.parametrize("target", ["test", "test-fast"])
+def test_make_test_fills_numbas_cache_before_the_tests(target):
+    """The warm-up compiles the loops once; without it every pytest worker and notebook kernel would."""
+    commands = _dry_run(target).splitlines()
+    warmup = next(i for i, c in enumerate(commands) if "-m minieager.warmup" in c)
+    assert warmup < next(i for i, c in enumerate(commands) if "-m pytest" in c)
+
+
 def test_check_system_names_what_is_missing(tmp_path):
     run = subprocess.run(["/bin/bash", str(ROOT / ".ci" / "check-system"), "--no-browser"],
                          env={"PATH": str(tmp_path)}, capture_output=True, text=True)   # finds no dot, no setpriv

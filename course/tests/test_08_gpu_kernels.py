@@ -13,7 +13,8 @@ import pytest
 from course.expect import CheckFailure, expect, expect_close, expect_equal, learner
 from course.simulator import simulator_on
 
-pytestmark = pytest.mark.cuda_simulator
+# slow: under plain pytest the first test runs the lesson's solution in a simulator subprocess (~10-25 s).
+pytestmark = [pytest.mark.cuda_simulator, pytest.mark.slow]
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ import csv
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -113,12 +114,16 @@ def test_submissions_are_graded_in_a_copy(graded):
     assert unchanged        # deletes_files removed its working folder: a temporary copy, not the submission
 
 
-def _processes_in(prefix):
-    """Pids of processes whose working directory is a folder named prefix* (Linux /proc)."""
+def _processes_in(folder):
+    """Pids of processes whose working directory is inside ``folder`` (Linux /proc).
+
+    A folder of this test's own, not any "course-grade-*" folder on the machine: another pytest
+    worker, or another checkout's test run, may be grading at the same time.
+    """
     pids = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if Path(os.readlink(proc / "cwd")).name.startswith(prefix):
+            if os.readlink(proc / "cwd").startswith(str(folder) + os.sep):
                 pids.append(int(proc.name))
         except OSError:
             continue
@@ -127,9 +132,12 @@ def _processes_in(prefix):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="reads /proc to find left-over kernels")
-def test_a_kernel_that_ignores_interrupts_is_stopped_at_the_notebook_limit(tmp_path):
+def test_a_kernel_that_ignores_interrupts_is_stopped_at_the_notebook_limit(tmp_path, monkeypatch):
     folder = tmp_path / "submissions"
     folder.mkdir()
+    copies = tmp_path / "tmp"          # grade_folder's temporary copies (course-grade-*) go here
+    copies.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(copies))
     wedge = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
     nbformat.write(_variant(_insert_before_exercise(wedge)), str(folder / "wedged.ipynb"))
     started = time.monotonic()
@@ -139,9 +147,9 @@ def test_a_kernel_that_ignores_interrupts_is_stopped_at_the_notebook_limit(tmp_p
     assert "the notebook ran longer than 30 s and was stopped" in (out / "feedback" / "wedged.txt").read_text()
     assert time.monotonic() - started < 30 + 15      # stopped at its limit, and grade_folder returned
     deadline = time.monotonic() + 10                 # its kernel exits once it sees its parent gone
-    while _processes_in("course-grade-") and time.monotonic() < deadline:
+    while _processes_in(copies) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert _processes_in("course-grade-") == []
+    assert _processes_in(copies) == []
 
 
 def test_the_command_line_names_a_missing_folder(tmp_path):

@@ -1,6 +1,7 @@
 """The TapeDebugger widget's Python side: live updates, text/plain, errors, static copies."""
 import base64
 import io
+import shutil
 import subprocess
 import zipfile
 import sys
@@ -28,8 +29,17 @@ def test_package_ships_the_front_end_sources(tmp_path):
     """minieager/widgets/static/ links to widgets/ (one source of truth); a built wheel holds the real files."""
     for name in assets.FILES:
         assert (assets.STATIC / name).resolve() == (REPO / "widgets" / name).resolve()
+    # Built from a copy of what the wheel is made of: setuptools writes build/ and minieager.egg-info/
+    # into the folder it builds, where other pytest workers' processes read the package's metadata.
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    for name in ("minieager", "course", "widgets"):        # widgets/: the static/ links point there
+        shutil.copytree(REPO / name, source / name, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "node_modules"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                    "-w", str(tmp_path), str(REPO)], check=True, capture_output=True)
+                    "-w", str(tmp_path), str(source)], check=True, capture_output=True)
     wheel = zipfile.ZipFile(next(tmp_path.glob("minieager-*.whl")))
     for name in assets.FILES:
         assert wheel.read(f"minieager/widgets/static/{name}") == (REPO / "widgets" / name).read_bytes()

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import minieager as me
-from minieager.nn.optimizers import reset_global_step
 
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 LARGE = os.environ.get("MINIEAGER_GPU_SCALE") == "large"
@@ -27,11 +26,8 @@ def scale(small, large):
 
 
 @pytest.fixture(autouse=True)
-def fresh_state():
-    me.random.set_seed(0)
-    me.keras.backend.clear_session()
-    reset_global_step()
-    yield
+def _fresh_state_for_every_test(fresh_state):
+    """tests/conftest.py's ``fresh_state`` (seed, layer names, global step), for every GPU test."""
 
 
 def same(gpu_result, cpu_result, rtol=1e-5, atol=1e-6):

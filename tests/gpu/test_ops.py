@@ -144,6 +144,7 @@ def test_reduction_gradients(name, axis):
     check(lambda t: REDUCTIONS[name](t, axis=axis), distinct(2, 3, N), rtol=1e-4)
 
 
+@pytest.mark.slow   # ~10 s under the simulator: every block of a long row is a simulated thread block
 def test_long_rows_reduce_across_blocks():
     """More elements in a row than one block's threads: partial results per block, then across blocks."""
     check(lambda t: (me.reduce_sum(t, axis=1), me.reduce_max(t, axis=1), me.reduce_mean(t)),
@@ -165,11 +166,13 @@ def test_reductions_of_nan_and_empty_rows_match_the_cpu():
 
 # ---- matmul ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("m, k, n, grads", [(1, 1, 1, True), (3, 5, 2, True), (17, 33, 5, False),
-                                            scale((65, 9, 70, False), (300, 257, 130, True))])
+                                            pytest.param(*scale((65, 9, 70, False), (300, 257, 130, True)),
+                                                         marks=pytest.mark.slow)])   # ~10 s simulated
 def test_matmul_sizes_that_are_not_multiples_of_the_tile(m, k, n, grads):
     check(me.matmul, normal(m, k), normal(k, n), rtol=1e-4, atol=1e-4, grads=grads)
 
 
+@pytest.mark.slow   # ~15 s under the simulator
 def test_matmul_transposes_batches_and_float64():
     check(lambda a, b: (me.matmul(a, b, transpose_a=True), me.matmul(a, b, transpose_b=True)),
           normal(2, 4, 4), normal(4, 4), rtol=1e-4, grads=False)

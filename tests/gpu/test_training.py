@@ -112,6 +112,7 @@ def _cnn():
     ])
 
 
+@pytest.mark.slow   # ~20 s under the simulator: a CNN fitted on both devices
 def test_layers_and_a_short_fit_match_the_cpu():
     """The same CNN, started from the same weights (the GPU draws other random numbers, so the GPU
     model's weights are assigned the CPU model's), trains to the same weights, losses and accuracy."""

@@ -6,6 +6,7 @@ that threshold: 1 and 3 channels (transposed), 5 and 16 (rows). The references b
 window by window in float64, independently of the kernels' im2col / col2im.
 """
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -22,11 +23,57 @@ def kernel(name):
 
 
 def out_and_pad(size, k, stride, padding):
-    """TensorFlow: VALID keeps full windows; SAME gives ceil(size / stride) with the smaller half before."""
+    """(output length, padding before) along one axis, by TensorFlow's documented rules (tf.nn,
+    "Notes on padding"), written from the documentation and not from the kernels' _out_and_pad:
+
+    VALID: ceil((size - k + 1) / stride) windows, no padding.
+    SAME: ceil(size / stride) windows; padding in all ``max(k - stride, 0)`` when stride divides
+    size, else ``max(k - size % stride, 0)``; the smaller half before (top, left), the extra one after.
+    """
     if padding == "VALID":
-        return (size - k) // stride + 1, 0
-    out = -(-size // stride)
-    return out, max((out - 1) * stride + k - size, 0) // 2
+        return math.ceil((size - k + 1) / stride), 0
+    total = max(k - stride, 0) if size % stride == 0 else max(k - size % stride, 0)
+    return math.ceil(size / stride), total // 2
+
+
+def out_and_pads_by_search(size, k, stride, padding):
+    """(output length, padding before, padding after) found by trying windows one by one: VALID
+    keeps the windows that fit; SAME starts a window at every stride inside the input and pads the
+    least that lets the last one fit, the larger half after."""
+    if padding == "VALID":
+        return sum(1 for start in range(0, size, stride) if start + k <= size), 0, 0
+    out = sum(1 for _ in range(0, size, stride))
+    total = next(p for p in itertools.count() if (out - 1) * stride + k <= size + p)
+    before = max(b for b in range(total + 1) if b <= total - b)
+    return out, before, total - before
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_the_padding_reference_agrees_with_a_search(padding):
+    for size, k, stride in itertools.product(range(1, 14), range(1, 7), range(1, 6)):
+        if padding == "VALID" and k > size:
+            continue
+        out, before, _ = out_and_pads_by_search(size, k, stride, padding)
+        assert out_and_pad(size, k, stride, padding) == (out, before), (size, k, stride)
+
+
+def test_the_classic_same_and_valid_example():
+    """13 inputs, a window of 6, stride 5 (the usual illustration of TF's padding): SAME pads 1 before
+    and 2 after for 3 outputs; VALID drops the last 2 inputs for 2 outputs."""
+    assert out_and_pads_by_search(13, 6, 5, "SAME") == (3, 1, 2)
+    assert out_and_pad(13, 6, 5, "SAME") == (3, 1)
+    assert out_and_pad(13, 6, 5, "VALID") == (2, 0)
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_kernel_geometry_against_the_reference(padding):
+    """The kernels' own (out_h, out_w, pad_top, pad_left), checked directly on many sizes."""
+    for (h, w), (kh, kw), (sh, sw) in itertools.product([(1, 1), (5, 7), (8, 6), (13, 12)], [(1, 1), (3, 2), (6, 5)],
+                                                        [(1, 1), (2, 3), (5, 4)]):
+        if padding == "VALID" and (kh > h or kw > w):
+            continue
+        (oh, pt), (ow, pl) = out_and_pad(h, kh, sh, padding), out_and_pad(w, kw, sw, padding)
+        assert cpu_nn._geometry((h, w), (kh, kw), (sh, sw), padding) == (oh, ow, pt, pl), ((h, w), (kh, kw), (sh, sw))
 
 
 def windows(shape, k, strides, padding):

@@ -1,13 +1,7 @@
 """Each nn test starts from the same state: a fixed seed, fresh layer names, no global step."""
 import pytest
 
-import minieager as me
-from minieager.nn.optimizers import reset_global_step
-
 
 @pytest.fixture(autouse=True)
-def fresh_state():
-    me.random.set_seed(0)
-    me.keras.backend.clear_session()
-    reset_global_step()
-    yield
+def _fresh_state_for_every_test(fresh_state):
+    """tests/conftest.py's ``fresh_state``, for every test of this folder."""

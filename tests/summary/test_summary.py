@@ -10,11 +10,9 @@ from minieager.summary import writer as writer_module
 
 
 @pytest.fixture(autouse=True)
-def clean_state(monkeypatch):
-    me.optimizers.reset_global_step()
+def clean_state(fresh_state, monkeypatch):
+    """No default writer; and tests/conftest.py's fresh_state: no global step before or after."""
     monkeypatch.setattr(writer_module, "_default", None)
-    yield
-    me.optimizers.reset_global_step()
 
 
 def events(logdir):

@@ -14,11 +14,7 @@ import minieager as me
 from minieager.train import _files
 
 
-@pytest.fixture(autouse=True)
-def fresh_global_step():
-    me.optimizers.reset_global_step()
-    yield
-    me.optimizers.reset_global_step()
+pytestmark = pytest.mark.usefixtures("fresh_state")   # tests/conftest.py: no global step before or after
 
 
 def mlp():

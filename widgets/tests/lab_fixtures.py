@@ -16,7 +16,6 @@ conftest.py loads this file by path: its name is also the name of the real `jupy
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -29,12 +28,6 @@ BIN = Path(sys.executable).parent
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 JUPYTER = BIN / "jupyter"
 STARTUP_TIMEOUT_S = 60
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _settings(settings_dir):
@@ -89,11 +82,13 @@ def _serve(app, root, tmp_path_factory):
         IPYTHONDIR=str(dirs["ipython"]),
         PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
     )
-    port = _free_port()
+    # Port 0: the server takes a free port itself and writes it to jpserver-<pid>.json in its private
+    # runtime folder. A port picked here and handed over could be taken in between (other pytest
+    # workers start servers and kernels too), and the server answering on it might not be ours.
     log_path = home / f"jupyter-{app}.log"
     cmd = [
-        str(JUPYTER), app, "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
+        str(JUPYTER), app, "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0",
+        "--ServerApp.token=", "--ServerApp.password=",
         "--ServerApp.open_browser=False", "--ServerApp.disable_check_xsrf=True",
         f"--ServerApp.root_dir={root}", f"--{app_class}.user_settings_dir={dirs['settings']}",
         f"--{app_class}.workspaces_dir={dirs['workspaces']}",
@@ -102,17 +97,18 @@ def _serve(app, root, tmp_path_factory):
         cmd.append("--allow-root")  # containers and CI machines often run as root
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
-    url = f"http://127.0.0.1:{port}/"
+    info = dirs["runtime"] / f"jpserver-{proc.pid}.json"   # `jupyter lab` execs the server: same pid
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if proc.poll() is not None:
                 pytest.fail(f"jupyter {app} exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
             try:
+                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}/"
                 with urllib.request.urlopen(url + "api/status", timeout=2) as response:
                     if response.status == 200:
                         break
-            except OSError:
+            except (OSError, ValueError, KeyError):   # no file yet, half written, or no answer yet
                 pass
             if time.monotonic() > deadline:
                 pytest.fail(f"jupyter {app} did not answer in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
