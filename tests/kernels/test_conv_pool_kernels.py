@@ -78,7 +78,7 @@ def test_kernel_geometry_against_the_reference(padding):
 
 def windows(shape, k, strides, padding):
     """(i, j, rows, cols) of each window, as slices into the input padded by (pad_top, pad_left) before."""
-    (oh, pt), (ow, pl) = (out_and_pad(shape[1], k[0], strides[0], padding),
+    (oh, _), (ow, _) = (out_and_pad(shape[1], k[0], strides[0], padding),
                           out_and_pad(shape[2], k[1], strides[1], padding))
     for i, j in itertools.product(range(oh), range(ow)):
         yield i, j, slice(i * strides[0], i * strides[0] + k[0]), slice(j * strides[1], j * strides[1] + k[1])
