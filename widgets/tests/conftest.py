@@ -8,6 +8,7 @@ import importlib.util
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,28 @@ def page(browser):
 def artifacts():
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def snap(artifacts):
+    """snap(locator, name): save a picture of `locator` as test-artifacts/NAME (see save_screenshot)."""
+    return lambda locator, name: save_screenshot(locator, artifacts / name)
+
+
+def save_screenshot(locator, path, tries=3):
+    """Save a picture of `locator` for test-artifacts/; a picture is evidence, not a check.
+
+    Playwright gives up when the element moves or is re-attached while it waits for it to be
+    still (a notebook re-laying out its cells); the element is looked up again and shot again.
+    """
+    for attempt in range(tries):
+        try:
+            locator.scroll_into_view_if_needed()
+            return locator.screenshot(path=str(path), animations="disabled")
+        except Exception:  # playwright's Error; its module is imported lazily by the tests
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.5)
 
 
 # The JupyterLab fixtures live in lab_fixtures.py; this folder is no package (tests/ and

@@ -31,9 +31,13 @@ STARTUP_TIMEOUT_S = 60
 
 
 def _settings(settings_dir):
-    """Start the notebook's kernel without the "Select Kernel" dialog, and pop no news over it."""
+    """Start the notebook's kernel without the "Select Kernel" dialog, and pop no news over it.
+
+    Windowing off: JupyterLab may otherwise detach and re-attach cells' DOM as the notebook
+    scrolls, which pulls an output out from under a screenshot mid-shot.
+    """
     for plugin, values in [
-        ("notebook-extension/tracker", {"autoStartDefaultKernel": True}),
+        ("notebook-extension/tracker", {"autoStartDefaultKernel": True, "windowingMode": "none"}),
         ("apputils-extension/notification", {"fetchNews": "false", "checkForUpdates": False}),
     ]:
         path = settings_dir / "@jupyterlab" / f"{plugin}.jupyterlab-settings"

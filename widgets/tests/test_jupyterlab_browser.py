@@ -42,7 +42,7 @@ Probe()
     assert page.inner_text(".me-anywidget-probe") == "hello from the kernel"
 
 
-def test_tape_debugger_js_with_a_live_model(lab_notebook, trace_fixture, artifacts):
+def test_tape_debugger_js_with_a_live_model(lab_notebook, trace_fixture, snap):
     trace = trace_fixture("square_plus_x")
     setup = f'''
 import json, pathlib
@@ -69,4 +69,4 @@ display(w, log)
     page.click(".me-tape-debugger [data-role=back-button]")
     page.wait_for_selector(".me-tape-debugger .is-current[data-node-id=op1]")
     page.wait_for_selector(".jp-OutputArea-output :text('kernel sees step=1')")
-    page.locator(".me-tape-debugger").screenshot(path=str(artifacts / "lab-tape-debugger.png"))
+    snap(page.locator(".me-tape-debugger"), "lab-tape-debugger.png")

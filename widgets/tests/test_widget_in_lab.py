@@ -50,7 +50,7 @@ def check_step(page, root, step):
         assert page.query_selector(f"{root} [data-role=edge-grad][data-edge-id={g['edge']}]") is not None
 
 
-def test_step_through_backprop_in_lab(lab_notebook, artifacts):
+def test_step_through_backprop_in_lab(lab_notebook, snap):
     steps = expected_trace().trace.to_dict()["steps"]
     assert [s["op_name"] for s in steps] == ["reduce_sum", "add", "multiply"]
     page = lab_notebook([RECORD, BACKPROP], ".me-tape-debugger [data-node-id=op2]", name="tape_debugger_e2e.ipynb")
@@ -60,7 +60,7 @@ def test_step_through_backprop_in_lab(lab_notebook, artifacts):
         page.click(f"{WIDGET} [data-role=step-button]")
         sync_api.expect(label).to_have_text(f"step {k + 1} / {len(steps)}")
         check_step(page, WIDGET, step)
-        page.locator(WIDGET).screenshot(path=str(artifacts / f"lab-tape-debugger-step-{k + 1}.png"))
+        snap(page.locator(WIDGET), f"lab-tape-debugger-step-{k + 1}.png")
     final = page.query_selector_all(f"{WIDGET} [data-role=final-gradient]")
     assert len(final) == 2
     # The inspector of a source asks the kernel for a gradient check and shows its verdict.
@@ -74,10 +74,10 @@ def test_step_through_backprop_in_lab(lab_notebook, artifacts):
     rows = [[float(v) for v in row] for row in check.locator("tr").evaluate_all(
         "trs => trs.slice(1).map(tr => [...tr.children].slice(1).map(td => td.textContent))")]
     assert rows == [[pytest.approx(g, abs=1e-3)] * 2 for g in (1.5, 0.0, 3.0)]
-    page.locator(WIDGET).screenshot(path=str(artifacts / "lab-gradient-check.png"))
+    snap(page.locator(WIDGET), "lab-gradient-check.png")
 
 
-def test_saved_html_steps_offline(page, tmp_path, artifacts):
+def test_saved_html_steps_offline(page, tmp_path, snap):
     dbg = expected_trace()
     steps = dbg.trace.to_dict()["steps"]
     path = dbg.save_html(tmp_path / "tape.html")
@@ -86,4 +86,4 @@ def test_saved_html_steps_offline(page, tmp_path, artifacts):
     for step in steps:
         page.click("[data-role=step-button]")
         check_step(page, ".me-tape-debugger", step)
-    page.locator(".me-tape-debugger").screenshot(path=str(artifacts / "saved-html-final-step.png"))
+    snap(page.locator(".me-tape-debugger"), "saved-html-final-step.png")

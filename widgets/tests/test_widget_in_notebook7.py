@@ -27,7 +27,7 @@ def expected_steps():
     return _lab_test.expected_trace().trace.to_dict()["steps"]
 
 
-def test_step_through_backprop_in_notebook7(notebook7_notebook, artifacts):
+def test_step_through_backprop_in_notebook7(notebook7_notebook, snap):
     steps = expected_steps()
     assert len(steps) >= 2
     page = notebook7_notebook([RECORD, BACKPROP], ".me-tape-debugger [data-node-id]",
@@ -41,4 +41,4 @@ def test_step_through_backprop_in_notebook7(notebook7_notebook, artifacts):
         current = page.locator(f"{WIDGET} .is-current")
         sync_api.expect(current).to_have_count(1)
         sync_api.expect(current).to_have_attribute("data-node-id", step["op"])
-    page.locator(WIDGET).screenshot(path=str(artifacts / "notebook7-tape-debugger.png"))
+    snap(page.locator(WIDGET), "notebook7-tape-debugger.png")
