@@ -56,6 +56,7 @@ from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable  # noqa: E402,F401
+from .module import Module  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
 from . import config, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401

@@ -34,7 +34,6 @@ HINTS = {
         "ragged": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
         "string": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
         "strings": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
-        "Module": "Subclass me.keras.layers.Layer (or me.Model): it tracks variables and sublayers as tf.Module does.",
         "saved_model": "Save variables with me.train.Checkpoint (or model.save_weights); the model's code is its "
                        "architecture.",
         "distribute": "minieager runs on one device; there are no distribution strategies.",

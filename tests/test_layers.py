@@ -21,7 +21,7 @@ LAYERS = [
     ("kernels",),
     ("engine",),
     ("ops",),
-    ("autodiff", "tracking"),
+    ("autodiff", "tracking", "module"),
     ("debugger",),
     ("graph",),
     ("nn", "data", "train", "summary"),

@@ -26,6 +26,7 @@ from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
 from .. import functional, initializers
+from ...module import Module
 from ...tracking import flatten_trackables, is_trackable
 
 _name_counts = collections.defaultdict(itertools.count)
@@ -90,8 +91,11 @@ class InputSpec:
                     f"{shape[axis]}, expected {size}.")
 
 
-class Layer:
+class Layer(Module):
     """Base class for layers: override ``build(input_shape)`` and ``call(inputs, training=None)``.
+
+    A Layer is a ``me.Module`` (``submodules``, ``name_scope``, ``with_name_scope``) whose
+    ``variables`` follow Keras: trainable ones first, in the order they were created or assigned.
 
     trainable    False freezes every variable of the layer (and of its sublayers)
     name         default: the class name in snake_case, made unique ("dense", "dense_1", ...)
@@ -117,8 +121,18 @@ class Layer:
             built=False,
             trainable=bool(trainable))
 
-    name = property(lambda self: self._name)
     dtype = property(lambda self: self._dtype)
+
+    @property
+    def name_scope(self):
+        """The scope the layer's calls run in: its name, inside the calling layer's (as ``__call__`` uses)."""
+        return name_scope(self._name)
+
+    def _children(self):
+        """For Module's walk (``submodules``): what the layer holds, in the order it was created or assigned."""
+        for name, variable in self._weights:
+            yield (name,), variable
+        yield from self._tracked_items()
 
     # ---- attribute tracking -----------------------------------------------------------
     def __setattr__(self, name, value):
@@ -182,8 +196,11 @@ class Layer:
         for _, obj in self._tracked_items():      # one walk finds both (the same order as _sublayers)
             if isinstance(obj, Variable):
                 owned.append(obj)
-            elif isinstance(obj, Layer) and all(obj is not s for s in sublayers):
-                sublayers.append(obj)
+            elif isinstance(obj, Layer):
+                if all(obj is not s for s in sublayers):
+                    sublayers.append(obj)
+            elif isinstance(obj, Module):         # a plain me.Module: its variables count as the layer's own
+                owned.extend(obj.variables)
         for v in owned:
             if id(v) not in seen and (v._trainable and not frozen) == trainable:
                 seen.add(id(v))
