@@ -82,6 +82,37 @@ HINTS = {
 HINTS["minieager.linalg"]["trace"] = "Use me.reduce_sum(me.linalg.diag_part(m), axis=-1)."
 
 
+# Attributes of a Keras Layer or Model that minieager's lack: what to use instead.
+ATTRIBUTE_HINTS = {
+    "train_on_batch": "Write the step with a GradientTape: with me.GradientTape() as tape: loss = loss_fn(y, model(x, "
+                      "training=True)); then optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), "
+                      "model.trainable_variables)).",
+    "test_on_batch": "Use model.evaluate(x, y) on the batch.",
+    "predict_on_batch": "Call the model: model(x, training=False), or model.predict(x).",
+    "fit_generator": "fit takes generators and datasets itself in TF 2: model.fit(dataset).",
+    "evaluate_generator": "evaluate takes datasets itself in TF 2: model.evaluate(dataset).",
+    "predict_generator": "predict takes datasets itself in TF 2: model.predict(dataset).",
+    "to_json": "Use model.get_config() (a dict) or model.save('model.keras'), read back with me.keras.models.load_model.",
+    "to_yaml": "Use model.get_config() (a dict) or model.save('model.keras').",
+    "metrics_names": "fit's History (history.history) and evaluate(..., return_dict=True) name every metric.",
+    "add_loss": "Add the extra term to the loss in your own training step (a GradientTape loop).",
+    "losses": "Add regularization terms to the loss in your own training step (a GradientTape loop).",
+    "inbound_nodes": "minieager does not keep a layer graph beyond a functional model's own (model.layers).",
+}
+
+
+def missing_attribute(obj, name):
+    """The AttributeError for ``obj.name`` on a layer or model: what to use instead, or the nearest names."""
+    cls = type(obj).__name__
+    message = f"'{cls}' object has no attribute '{name}'."
+    hint = ATTRIBUTE_HINTS.get(name)
+    if hint is None and not name.startswith("_"):
+        close = difflib.get_close_matches(name, [n for n in dir(type(obj)) if not n.startswith("_")], n=3, cutoff=0.75)
+        if close:
+            hint = "Did you mean " + " or ".join(f"{n}" for n in close) + "?"
+    return AttributeError(f"{message} {hint}" if hint else message)
+
+
 def missing(module_name, name):
     """The AttributeError for ``module_name.name``: what to use instead, or the nearest names."""
     public = _PUBLIC.get(module_name, module_name)

@@ -4,6 +4,7 @@ A Model is a Layer that holds layers: its ``variables`` are theirs, each once, i
 layers were assigned. ``compile``/``fit``/``evaluate``/``predict`` (``nn/training.py``) are there
 for Keras-style training; a custom loop with a GradientTape works just as well.
 """
+from .. import nest
 from ..engine.tensor import TensorShape
 from ..errors import InvalidArgumentError
 from ..train import Checkpoint
@@ -46,6 +47,45 @@ class Model(Layer):
         """The layers this model holds directly, in the order they were assigned."""
         return self._sublayers()
 
+    def get_layer(self, name=None, index=None):
+        """The layer called ``name``, or at position ``index`` of ``layers``, as Keras."""
+        if (name is None) == (index is None):
+            raise InvalidArgumentError("get_layer: give either name= or index=, not both or neither.")
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise InvalidArgumentError(
+                    f"Was asked to retrieve layer at index {index} but model only has {len(layers)} layers.")
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise InvalidArgumentError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in layers]}.")
+
+    @property
+    def input_shape(self):
+        """The batch shape of the model's input, e.g. (None, 3) (known once built, or from an Input)."""
+        if self._graph is not None:
+            shapes = [tuple(t.shape) for t in nest.flatten(self._graph.inputs)]
+            return shapes[0] if len(shapes) == 1 else shapes
+        layers = self.layers
+        if layers and layers[0]._batch_input_shape is not None:
+            return tuple(layers[0]._batch_input_shape)
+        if self._batch_input_shape is not None:
+            return tuple(self._batch_input_shape)
+        raise AttributeError(f'Model "{self.name}" has no input_shape yet: it is not built. Give the first layer '
+                             f"input_shape=, or call the model on a batch first.")
+
+    @property
+    def output_shape(self):
+        """The batch shape of the model's output, e.g. (None, 10)."""
+        if self._graph is not None:
+            shapes = [tuple(t.shape) for t in nest.flatten(self._graph.outputs)]
+            return shapes[0] if len(shapes) == 1 else shapes
+        if self._output_shape is None and self.__dict__.get("_stack") and self.built:   # a Sequential built from input_shape
+            return self.layers[-1].output_shape
+        return super().output_shape
+
     def call(self, inputs, training=None):
         if self._graph is not None:
             return self._graph.run(inputs, training)
@@ -81,13 +121,16 @@ class Model(Layer):
         """Choose the optimizer, loss and metrics that ``fit`` and ``evaluate`` use."""
         self.optimizer, self.__dict__["_compiled"] = training.compile_parts(optimizer, loss, metrics)
 
-    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, validation_data=None, shuffle=True, seed=None,
-            callbacks=None):
+    def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, seed=None):
         """Train for ``epochs`` passes over (x, y) or a Dataset of (x, y) batches; returns a History.
 
         ``callbacks``: ``me.keras.callbacks`` objects (EarlyStopping, ModelCheckpoint, ...) fit calls as it goes.
+        ``validation_split``: hold out the last fraction of (x, y) (arrays only) and report val_ metrics on it;
+        ``validation_data`` (an (x, y) pair or a dataset) takes precedence, as in Keras.
         """
-        return training.fit(self, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks)
+        return training.fit(self, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks,
+                            validation_split)
 
     def save_weights(self, filepath):
         """Write every variable of the model to a checkpoint at ``filepath`` (as Keras' TF-format weights)."""

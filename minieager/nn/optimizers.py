@@ -165,6 +165,11 @@ class Optimizer:
         kernel = _update_kernels.get((rule, var._device))
         if kernel is None:
             kernel = _update_kernels[(rule, var._device)] = get_kernel(rule, var._device)
+        if isinstance(var._value, np.ndarray) and var._value.ndim == 0:
+            # NumPy returns a 0-d result as a scalar, which a kernel's ``out=`` cannot take: update shape (1,)
+            args = [a.reshape(1) if isinstance(a, np.ndarray) else a for a in (var._value, grad, *slots_and_scalars)]
+            results = kernel(*args)
+            return results.reshape(()) if isinstance(results, np.ndarray) else tuple(r.reshape(()) for r in results)
         return kernel(var._value, grad, *slots_and_scalars)
 
     def minimize(self, loss, var_list=None, global_step=None, name=None):

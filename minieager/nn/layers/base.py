@@ -144,6 +144,14 @@ class Layer(Module):
             tracked.remove(name)
         object.__setattr__(self, name, value)
 
+    def __getattr__(self, name):
+        # Called only for a name the layer lacks (or a property that raised AttributeError: raise its error).
+        prop = getattr(type(self), name, None)
+        if isinstance(prop, property):
+            return prop.__get__(self)
+        from ..._hints import missing_attribute
+        raise missing_attribute(self, name)
+
     def __delattr__(self, name):
         if name in self._tracked:
             self._tracked.remove(name)
@@ -297,6 +305,17 @@ class Layer(Module):
         if isinstance(outputs, Tensor):
             self._note_output_shape((None,) + outputs._value.shape[1:])
         return outputs
+
+    @property
+    def output_shape(self):
+        """The batch shape of the layer's output, e.g. (None, 10), known once it has run or been built in a model."""
+        if self._output_shape is None:
+            raise AttributeError(f'The layer "{self.name}" has never been called and thus has no defined output '
+                                 f"shape. Call it (or the model holding it) on a batch first.")
+        if self._output_shape == "multiple":
+            raise AttributeError(f'The layer "{self.name}" has been called on inputs of different shapes, so it has '
+                                 f"no single output shape.")
+        return tuple(self._output_shape)
 
     def _note_output_shape(self, shape):
         if self._output_shape is None:
