@@ -21,7 +21,7 @@ _NO_DTYPE = "minieager's dtypes are bool, uint8, int32, int64, float16, float32 
 _LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, diag_part and matrix_transpose. "
            "For {} use NumPy on t.numpy() (no gradient), or write it with those ops.")
 _OPTIMIZERS = "The optimizers are SGD (with momentum=), Adam, RMSprop and Adagrad; subclass me.optimizers.Optimizer for another."
-_LOSSES = ("The losses are MeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy and "
+_LOSSES = ("The losses are MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy and "
            "SparseCategoricalCrossentropy; any function loss(y_true, y_pred) works with compile and fit too.")
 _METRICS = "Write it as a subclass of me.metrics.Mean fed per-example values, or compute it after predict."
 
@@ -63,8 +63,6 @@ HINTS = {
         "Rescaling": _LAYER_FN.format("me.layers.Lambda(lambda x: x / 255.0)"),
     },
     "minieager.keras": {
-        "models": "me.keras.Model and me.keras.Sequential are at the top of me.keras (me.keras.Model(inputs, outputs)).",
-        "datasets": "Use me.datasets (MNIST and digits, offline).",
         "preprocessing": "Prepare data with NumPy and me.data.Dataset (batch, shuffle, map).",
         "regularizers": "Add the penalty to the loss yourself: loss + 1e-4 * sum(me.reduce_sum(w ** 2) for w in "
                         "model.trainable_variables).",
@@ -72,10 +70,9 @@ HINTS = {
     "minieager.nn.optimizers": {name: _OPTIMIZERS for name in (
         "Adadelta", "Adamax", "Nadam", "AdamW", "Ftrl", "Lion", "schedules", "legacy")},
     "minieager.nn.losses": {name: _LOSSES for name in (
-        "MeanAbsoluteError", "Huber", "KLDivergence", "Hinge", "LogCosh", "Poisson", "CosineSimilarity",
-        "mean_absolute_error", "huber", "hinge")},
+        "Huber", "KLDivergence", "Hinge", "LogCosh", "Poisson", "CosineSimilarity", "huber", "hinge")},
     "minieager.nn.metrics": {name: _METRICS for name in (
-        "Precision", "Recall", "AUC", "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
+        "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
     "minieager.linalg": {name: _LINALG.format(name) for name in (
         "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
 }
@@ -113,11 +110,16 @@ def missing_attribute(obj, name):
     return AttributeError(f"{message} {hint}" if hint else message)
 
 
+# The me.keras modules re-export these, and share their hints.
+_SAME_HINTS = {"minieager.keras.layers": "minieager.nn.layers", "minieager.keras.optimizers": "minieager.nn.optimizers",
+               "minieager.keras.losses": "minieager.nn.losses", "minieager.keras.metrics": "minieager.nn.metrics"}
+
+
 def missing(module_name, name):
     """The AttributeError for ``module_name.name``: what to use instead, or the nearest names."""
-    public = _PUBLIC.get(module_name, module_name)
+    public = _PUBLIC.get(module_name, module_name.replace("minieager", "me", 1))
     message = f"module '{public}' has no attribute '{name}'."
-    hint = HINTS.get(module_name, {}).get(name)
+    hint = HINTS.get(_SAME_HINTS.get(module_name, module_name), {}).get(name)
     if hint is None and not name.startswith("_"):
         module = sys.modules.get(module_name)
         names = [n for n in dir(module) if not n.startswith("_")] if module is not None else []

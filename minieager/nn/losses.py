@@ -8,7 +8,8 @@ from ..ops import elementwise as ew
 from ..ops import nn as nn_ops
 from ..ops.creation import convert_to_tensor
 from ..ops.reductions import reduce_mean, reduce_sum
-from ..ops.shape import reshape
+from ..ops.shape import expand_dims, reshape
+from ._config import Configurable
 from ._lookup import by_name
 
 _EPSILON = 1e-7     # keeps log() finite for probabilities of exactly 0 or 1 (Keras' epsilon)
@@ -20,12 +21,15 @@ def _float_labels(labels, like):
 
 
 def _same_rank(labels, predictions):
-    """Labels (batch,) against predictions (batch, 1), or the reverse: drop the axis of size 1, as Keras does,
-    instead of broadcasting the two to (batch, batch)."""
+    """Labels (batch,) against predictions (batch, 1), or the reverse: Keras' ``squeeze_or_expand_to_same_rank``
+    (a rank-1 side gains the axis of size 1, otherwise the other side loses it), instead of broadcasting the
+    two to (batch, batch)."""
+    def match(a, b):      # a has one axis more than b, of size 1
+        return (a, expand_dims(b, -1)) if b.ndim == 1 else (reshape(a, tuple(a.shape[:-1])), b)
     if labels.ndim == predictions.ndim + 1 and labels.shape[-1] == 1:
-        labels = reshape(labels, tuple(labels.shape[:-1]))
+        labels, predictions = match(labels, predictions)
     elif predictions.ndim == labels.ndim + 1 and predictions.shape[-1] == 1:
-        predictions = reshape(predictions, tuple(predictions.shape[:-1]))
+        predictions, labels = match(predictions, labels)
     return labels, predictions
 
 
@@ -34,6 +38,13 @@ def mean_squared_error(labels, predictions):
     predictions = convert_to_tensor(predictions)
     labels, predictions = _same_rank(_float_labels(labels, predictions), predictions)
     return reduce_mean(ew.square(ew.subtract(predictions, labels)))
+
+
+def mean_absolute_error(labels, predictions):
+    """mean(|labels - predictions|) over every element."""
+    predictions = convert_to_tensor(predictions)
+    labels, predictions = _same_rank(_float_labels(labels, predictions), predictions)
+    return reduce_mean(ew.abs(ew.subtract(predictions, labels)))
 
 
 def sparse_softmax_cross_entropy(labels, logits):
@@ -70,7 +81,7 @@ def _probabilities_xent(onehot, probs):
 
 
 # ---- Keras-style loss objects: ``loss(y_true, y_pred)`` -> scalar ---------------------------------
-class Loss:
+class Loss(Configurable):
     """A loss for ``model.compile``: called as ``loss(y_true, y_pred)``, returning the batch mean."""
 
     name = "loss"
@@ -87,6 +98,13 @@ class MeanSquaredError(Loss):
 
     def __call__(self, y_true, y_pred):
         return mean_squared_error(y_true, y_pred)
+
+
+class MeanAbsoluteError(Loss):
+    name = "mean_absolute_error"
+
+    def __call__(self, y_true, y_pred):
+        return mean_absolute_error(y_true, y_pred)
 
 
 class SparseCategoricalCrossentropy(Loss):
@@ -141,7 +159,8 @@ class BinaryCrossentropy(Loss):
         return f"BinaryCrossentropy(from_logits={self.from_logits})"
 
 
-_BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
+_BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError, "mae": MeanAbsoluteError,
+            "mean_absolute_error": MeanAbsoluteError,
             "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
             "categorical_crossentropy": CategoricalCrossentropy, "binary_crossentropy": BinaryCrossentropy}
 

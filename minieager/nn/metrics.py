@@ -118,11 +118,13 @@ class Mean(_Reduce):
 
 
 def _same_rank(y_true, y_pred):
-    """Labels (batch,) against predictions (batch, 1), or the other way round: drop the axis of size 1 (as Keras)."""
+    """Labels (batch,) against predictions (batch, 1), or the reverse: Keras' ``squeeze_or_expand_to_same_rank``."""
+    def match(a, b):
+        return (a, b[..., None]) if b.ndim == 1 else (a.reshape(a.shape[:-1]), b)
     if y_true.ndim == y_pred.ndim + 1 and y_true.shape[-1] == 1:
-        y_true = y_true.reshape(y_true.shape[:-1])
+        y_true, y_pred = match(y_true, y_pred)
     elif y_pred.ndim == y_true.ndim + 1 and y_pred.shape[-1] == 1:
-        y_pred = y_pred.reshape(y_pred.shape[:-1])
+        y_pred, y_true = match(y_pred, y_true)
     return y_true, y_pred
 
 

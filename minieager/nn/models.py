@@ -4,11 +4,13 @@ A Model is a Layer that holds layers: its ``variables`` are theirs, each once, i
 layers were assigned. ``compile``/``fit``/``evaluate``/``predict`` (``nn/training.py``) are there
 for Keras-style training; a custom loop with a GradientTape works just as well.
 """
+import os
+
 from .. import nest
 from ..engine.tensor import TensorShape
 from ..errors import InvalidArgumentError
 from ..train import Checkpoint
-from . import functional, training
+from . import functional, saving, training
 from .layers.base import Layer, _shape_text
 
 
@@ -132,12 +134,41 @@ class Model(Layer):
         return training.fit(self, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks,
                             validation_split)
 
-    def save_weights(self, filepath):
-        """Write every variable of the model to a checkpoint at ``filepath`` (as Keras' TF-format weights)."""
+    # ---- saving ---------------------------------------------------------------------------
+    def get_config(self):
+        """A functional model: its layers and the calls between them; a Sequential: its layers; a subclassed
+        model: its constructor's arguments (override get_config/from_config when they are not numbers/strings)."""
+        if self._graph is not None and type(self) is Model:
+            return saving.functional_config(self)
+        return super().get_config()
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "nodes" in config and "inputs" in config:
+            return saving.functional_from_config(cls, config, custom_objects)
+        return super().from_config(config)
+
+    def save(self, filepath, overwrite=True):
+        """Write the whole model (architecture, weights, compile settings) to ``filepath`` ending in ``.keras``;
+        ``me.keras.models.load_model(filepath)`` reads it back, as Keras 3."""
+        saving.save_model(self, filepath, overwrite)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Write every variable of the model to ``filepath``: a ``.weights.h5`` file (needs h5py, as Keras 3),
+        or, for any other name, a minieager checkpoint (TF's checkpoint format for weights)."""
+        filepath = os.fspath(filepath)
+        if filepath.endswith(".h5"):
+            return saving.save_weights_h5(self, filepath)
+        if filepath.endswith(".keras"):
+            raise InvalidArgumentError("save_weights: a .keras file holds a whole model: use model.save(filepath), "
+                                       "or name the weights file 'name.weights.h5'.")
         return Checkpoint(model=self).write(filepath)
 
     def load_weights(self, filepath):
         """Read the weights ``save_weights`` wrote into this model (built the same way); returns the status."""
+        filepath = os.fspath(filepath)
+        if filepath.endswith(".h5"):
+            return saving.load_weights_h5(self, filepath)
         return Checkpoint(model=self).restore(filepath)
 
     def evaluate(self, x=None, y=None, batch_size=32, verbose=0):
@@ -156,12 +187,28 @@ class Sequential(Model):
     before any call); otherwise it builds on the first call.
     """
 
-    def __init__(self, layers=None, name=None):
-        super().__init__(name=name)
+    def __init__(self, layers=None, name=None, trainable=True):
+        super().__init__(name=name, trainable=trainable)
         self.__dict__["_stack"] = []
         for layer in layers or ():
             self._append(layer)
         self._build_if_shape_known()
+
+    def get_config(self):
+        """Its layers, in order (each as {"class_name", "config"}), and the input shape it was built for."""
+        config = {"name": self.name, "trainable": self.trainable,
+                  "layers": [saving.serialize_layer(layer) for layer in self._stack]}
+        if self.__dict__.get("_build_input_shape") is not None:
+            config["build_input_shape"] = list(self._build_input_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        model = cls([saving.deserialize_layer(entry, custom_objects) for entry in config["layers"]],
+                    name=config.get("name"), trainable=config.get("trainable", True))
+        if "build_input_shape" in config and not model.built:
+            model.build(tuple(config["build_input_shape"]))
+        return model
 
     def add(self, layer):
         """Put ``layer`` on top of the stack."""
@@ -186,6 +233,7 @@ class Sequential(Model):
         """Build every layer for inputs of ``input_shape`` (batch first, None where unknown)."""
         if input_shape is None:
             return
+        self.__dict__["_build_input_shape"] = tuple(input_shape)
         shape = TensorShape(tuple(input_shape))
         for layer in self._stack:
             if not layer.built:

@@ -23,6 +23,7 @@ from ..engine.recording import tracers
 from ..errors import InvalidArgumentError
 from ..graph.effects import trace_apply_gradients
 from ..kernels.registry import get_kernel
+from ._config import Configurable
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
@@ -61,7 +62,7 @@ def _store(variable, array):
     variable._set(to_device(array, variable._device))
 
 
-class Optimizer:
+class Optimizer(Configurable):
     """Base class. Subclasses name their slots in ``slot_names`` and implement ``_update``."""
 
     slot_names = ()
@@ -72,6 +73,10 @@ class Optimizer:
         self.iterations = Variable(np.int64(0), trainable=False, name=f"{name}/iter")
         self._slots = {}           # variable id -> {slot name: slot Variable}
         self._slot_list = []       # (variable, slot name, slot Variable), in creation order
+
+    def get_config(self):
+        """The constructor's arguments, with the learning rate as it is now (a scheduler may have changed it)."""
+        return {**super().get_config(), "learning_rate": self.learning_rate}
 
     # ---- slots --------------------------------------------------------------------------
     def _slots_for(self, var):

@@ -26,6 +26,7 @@ from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
 from .. import functional, initializers
+from .._config import config_of, initializer_from, remember_init_args
 from ...module import Module
 from ...tracking import flatten_trackables, is_trackable
 
@@ -105,6 +106,11 @@ class Layer(Module):
 
     input_spec = None
 
+    def __new__(cls, *args, **kwargs):
+        layer = super().__new__(cls)
+        remember_init_args(layer, cls, args, kwargs)     # get_config() is these arguments, as Keras 3
+        return layer
+
     def __init__(self, trainable=True, name=None, dtype=None, input_shape=None, batch_input_shape=None, **kwargs):
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments: {', '.join(kwargs)}.")
@@ -133,6 +139,32 @@ class Layer(Module):
         for name, variable in self._weights:
             yield (name,), variable
         yield from self._tracked_items()
+
+    # ---- config: what Model.save writes and load_model reads back --------------------------------
+    def get_config(self):
+        """The layer's constructor arguments as JSON values (activations by name, initializers as dicts), with
+        its name, trainable flag and dtype; ``type(layer).from_config(config)`` makes the same layer again."""
+        return {**config_of(self), "name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config):
+        """A new layer from ``get_config()``'s dict; name/trainable/dtype are set afterwards if __init__ lacks them."""
+        config = {key: initializer_from(value) for key, value in config.items()}
+        params = inspect.signature(cls.__init__).parameters
+        open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        later = {k: config.pop(k) for k in ("name", "trainable", "dtype") if k in config and k not in params
+                 and not open_kwargs}
+        try:
+            layer = cls(**config)
+        except TypeError as error:
+            raise TypeError(
+                f"{cls.__name__}.from_config: {error}. Its __init__ does not take the arguments its config holds; "
+                f"override get_config() to return them and from_config(config) to make the layer from them.") from None
+        if "name" in later:
+            layer.__dict__["_name"] = later["name"]
+        if "trainable" in later:
+            layer.trainable = bool(later["trainable"])
+        return layer
 
     # ---- attribute tracking -----------------------------------------------------------
     def __setattr__(self, name, value):
@@ -270,6 +302,8 @@ class Layer(Module):
         return TensorShape((input_shape[0],) + tuple(self(trial).shape[1:]))
 
     def _build_for(self, input_shape):
+        if isinstance(input_shape, TensorShape):      # kept for Model.save: a loaded model is built the same way
+            self.__dict__["_build_input_shape"] = (None,) + tuple(input_shape)[1:]
         with name_scope(self._name):
             self.build(input_shape)
         self.built = True

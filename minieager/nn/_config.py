@@ -1,0 +1,150 @@
+"""Keras-style ``get_config`` / ``from_config``: an object's config is the arguments it was made with.
+
+A Layer, Loss or Optimizer remembers the arguments its constructor was called with (``remember_init_args``,
+called from ``__new__``, as Keras 3's automatic config). ``get_config`` turns them into JSON values:
+activation functions become their names, initializers and layers ``{"class_name", "config"}`` dicts.
+A value that has no JSON form (a Python function in ``Lambda``) is an error that says what to do.
+
+The registry (``register_serializable``) names custom classes, so ``load_model`` can find them again.
+"""
+import inspect
+
+from . import activations
+
+_REGISTRY = {}            # "package>Name" -> class
+_NAMES = {}               # class -> "package>Name"
+
+
+def register_serializable(package="Custom", name=None):
+    """Decorator: let ``load_model`` rebuild this class from its saved name ``"package>Name"`` (as Keras)."""
+    def register(cls):
+        key = f"{package}>{name or cls.__name__}"
+        if key in _REGISTRY and _REGISTRY[key] is not cls:
+            raise ValueError(f"{key} is already registered to {_REGISTRY[key]!r}; pick another name= or package=.")
+        if not hasattr(cls, "get_config"):
+            raise ValueError(f"Cannot register {cls.__name__}: it has no get_config() method.")
+        _REGISTRY[key], _NAMES[cls] = cls, key
+        return cls
+    return register
+
+
+def registered_name(cls):
+    return _NAMES.get(cls)
+
+
+def remember_init_args(obj, cls, args, kwargs):
+    """Keep ``cls(*args, **kwargs)``'s arguments, defaults filled in, as ``obj._init_config`` (or None if they
+    cannot be named: a ``*args`` signature)."""
+    signature = inspect.signature(cls.__init__)
+    try:
+        bound = signature.bind(obj, *args, **kwargs)
+    except TypeError:
+        return      # __init__ raises the proper error in a moment
+    bound.apply_defaults()
+    config = {}
+    for name, value in list(bound.arguments.items())[1:]:
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            config.update(value)
+        elif kind is inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                config = None
+                break
+        else:
+            config[name] = value
+    obj.__dict__["_init_config"] = config
+
+
+class Configurable:
+    """Mixin: ``get_config()`` is the constructor's arguments, ``from_config(config)`` calls it with them."""
+
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        remember_init_args(obj, cls, args, kwargs)
+        return obj
+
+    def get_config(self):
+        return config_of(self)
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**{key: initializer_from(value) for key, value in config.items()})
+
+
+def _activation_name(fn):
+    for name, candidate in activations._BY_NAME.items():
+        if candidate is fn:
+            return name
+    return None
+
+
+def to_json(owner, key, value):
+    """``value`` (an argument of ``owner``'s constructor) as a JSON value, or a TypeError saying why it cannot be."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():     # a NumPy scalar
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [to_json(owner, key, v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(owner, key, v) for k, v in value.items()}
+    if hasattr(value, "get_config"):        # an initializer, layer, loss ...
+        return serialize(value)
+    if callable(value) and _activation_name(value):
+        return _activation_name(value)
+    if callable(value):
+        raise TypeError(
+            f"{type(owner).__name__} {getattr(owner, 'name', '')!r}: cannot save the Python function {key}={value!r:.60}. "
+            f"Keras saves a Lambda's bytecode and refuses to load it in safe mode; minieager saves no code at all. "
+            f"Write the computation as a Layer subclass (its call() method), decorated with "
+            f"@me.keras.saving.register_keras_serializable(), and define the class again before load_model.")
+    raise TypeError(
+        f"{type(owner).__name__} {getattr(owner, 'name', '')!r}: cannot save the argument {key}={value!r:.80} as "
+        f"JSON. Pass a name instead (e.g. activation='relu'), or give the class get_config() and from_config() that "
+        f"describe it in numbers and strings (and register it with me.keras.saving.register_keras_serializable).")
+
+
+def config_of(obj):
+    """The JSON form of ``obj``'s remembered constructor arguments."""
+    config = obj.__dict__.get("_init_config")
+    if config is None:
+        raise TypeError(
+            f"{type(obj).__name__}: cannot describe this object by its constructor arguments (it takes *args, or "
+            f"was made without calling the constructor). Give the class get_config() and from_config().")
+    return {key: to_json(obj, key, value) for key, value in config.items()}
+
+
+def serialize(obj):
+    """``{"class_name", "config"}`` (and "registered_name" for a registered class), as ``keras.saving``."""
+    cls = type(obj)
+    entry = {"class_name": cls.__name__, "config": obj.get_config()}
+    if registered_name(cls):
+        entry["registered_name"] = registered_name(cls)
+    return entry
+
+
+def find_class(entry, builtins, custom_objects=None):
+    """The class an entry names: ``custom_objects`` first, then the registry, then the built-in classes."""
+    custom_objects = custom_objects or {}
+    for key in (entry.get("registered_name"), entry["class_name"]):
+        if key in custom_objects:
+            return custom_objects[key]
+    if entry.get("registered_name") in _REGISTRY:
+        return _REGISTRY[entry["registered_name"]]
+    if entry["class_name"] in builtins:
+        return builtins[entry["class_name"]]
+    raise TypeError(
+        f"Could not find the class {entry['class_name']!r} (saved as {entry.get('registered_name') or 'unregistered'}). "
+        f"Decorate it with @me.keras.saving.register_keras_serializable() before saving, or pass "
+        f"custom_objects={{{entry['class_name']!r}: {entry['class_name']}}} to load_model.")
+
+
+def initializer_from(value):
+    """An initializer argument as saved: a name, or a ``{"class_name", "config"}`` dict."""
+    from . import initializers     # here: initializers use this module's Configurable
+    if isinstance(value, dict) and "class_name" in value:
+        cls = getattr(initializers, value["class_name"], None)
+        if not (isinstance(cls, type) and issubclass(cls, initializers.Initializer)):
+            raise TypeError(f"Unknown initializer class {value['class_name']!r} in a saved config.")
+        return cls(**value["config"])
+    return value
