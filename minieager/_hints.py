@@ -60,7 +60,6 @@ HINTS = {
         "Attention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass.",
         "GlobalMaxPooling2D": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reduce_max(x, axis=[1, 2]))"),
         "Normalization": "Standardize with NumPy before training: (x - x.mean(0)) / x.std(0).",
-        "Rescaling": _LAYER_FN.format("me.layers.Lambda(lambda x: x / 255.0)"),
     },
     "minieager.keras": {
         "preprocessing": "Prepare data with NumPy and me.data.Dataset (batch, shuffle, map).",

@@ -3,7 +3,8 @@ from ..nn.functional import Input  # noqa: F401
 from ..nn.layers import (  # noqa: F401
     Activation, Add, Average, AveragePooling2D, AvgPool2D, BatchNormalization, Concatenate, Conv2D, Convolution2D,
     Dense, Dropout, Embedding, Flatten, GlobalAveragePooling2D, GlobalAvgPool2D, InputSpec, Lambda, Layer,
-    LayerNormalization, MaxPool2D, MaxPooling2D, Maximum, Minimum, Multiply, Permute, RepeatVector, Reshape, Subtract,
+    LayerNormalization, MaxPool2D, MaxPooling2D, Maximum, Minimum, Multiply, Permute, ReLU, RepeatVector, Rescaling,
+    Reshape, Softmax, Subtract,
     add, average, concatenate, maximum, minimum, multiply, subtract)
 
 

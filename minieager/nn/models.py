@@ -119,8 +119,19 @@ class Model(Layer):
         print_fn("\n".join(lines))
 
     # ---- Keras-style training -----------------------------------------------------------
-    def compile(self, optimizer="adam", loss=None, metrics=None):
-        """Choose the optimizer, loss and metrics that ``fit`` and ``evaluate`` use."""
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto"):
+        """Choose the optimizer, loss and metrics that ``fit`` and ``evaluate`` use (Keras 3's defaults).
+
+        ``run_eagerly``, ``jit_compile`` and ``steps_per_execution=1`` are accepted for Keras' code: minieager's fit
+        always runs its steps eagerly, one batch at a time (wrap a custom step in ``me.function`` for a graph).
+        """
+        if loss_weights is not None or weighted_metrics is not None:
+            raise InvalidArgumentError("compile: loss_weights and weighted_metrics are not supported (fit trains one "
+                                       "output with one loss); weight the loss in a custom training step instead.")
+        if steps_per_execution != 1:
+            raise InvalidArgumentError(f"compile: steps_per_execution must be 1 (fit runs one batch per step), "
+                                       f"got {steps_per_execution}.")
         self.optimizer, self.__dict__["_compiled"] = training.compile_parts(optimizer, loss, metrics)
 
     def fit(self, x=None, y=None, batch_size=32, epochs=1, verbose=1, callbacks=None, validation_split=0.0,

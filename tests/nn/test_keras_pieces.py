@@ -217,3 +217,24 @@ def test_labels_of_shape_batch_against_one_output_unit_are_not_broadcast(loss):
                 "binary_crossentropy": -np.mean(y * np.log(p[:, 0]) + (1 - y) * np.log(1 - p[:, 0]))}[loss]
     assert float(fn(y, p)) == pytest.approx(expected, rel=1e-6)
     assert float(fn(y[:, None], p[:, 0])) == pytest.approx(expected, rel=1e-6)
+
+
+def test_softmax_relu_and_rescaling_layers_as_keras():
+    x = me.constant([[1.0, 2.0, -3.0]])
+    np.testing.assert_allclose(me.keras.layers.Softmax()(x).numpy(), me.nn.softmax(x).numpy())
+    np.testing.assert_allclose(me.keras.layers.Softmax(axis=0)(x).numpy(), np.ones((1, 3)))
+    np.testing.assert_array_equal(me.keras.layers.ReLU()(x).numpy(), [[1.0, 2.0, 0.0]])
+    pixels = np.array([[0, 51, 255]], np.uint8)
+    out = me.keras.layers.Rescaling(1 / 255.0, offset=-0.5)(pixels)
+    assert out.dtype == me.float32
+    np.testing.assert_allclose(out.numpy(), [[-0.5, -0.3, 0.5]], rtol=1e-6)
+
+
+def test_compile_takes_keras_3s_arguments_and_refuses_what_fit_cannot_do():
+    model = me.Sequential([me.layers.Dense(1, input_shape=(2,))])
+    model.compile(run_eagerly=False, jit_compile="auto", loss="mse")
+    assert type(model.optimizer) is me.optimizers.RMSprop                  # keras 3's default optimizer
+    with pytest.raises(me.errors.InvalidArgumentError, match="loss_weights and weighted_metrics are not supported"):
+        model.compile(loss="mse", loss_weights=[1.0])
+    with pytest.raises(me.errors.InvalidArgumentError, match="steps_per_execution must be 1"):
+        model.compile(loss="mse", steps_per_execution=4)

@@ -21,7 +21,8 @@ LAYERS = [
     lambda: me.layers.Dropout(0.5), lambda: me.layers.Embedding(10, 4), lambda: me.layers.Reshape((2, 2)),
     lambda: me.layers.MaxPooling2D(), lambda: me.layers.AveragePooling2D(3), lambda: me.layers.GlobalAveragePooling2D(),
     lambda: me.layers.Flatten(), lambda: me.layers.Concatenate(axis=1), lambda: me.layers.Add(),
-    lambda: me.layers.Activation("tanh"), lambda: me.layers.Permute((2, 1)), lambda: me.layers.RepeatVector(3),
+    lambda: me.layers.Activation("tanh"), lambda: me.layers.Softmax(axis=1), lambda: me.layers.ReLU(),
+    lambda: me.layers.Rescaling(1 / 255.0, offset=0.5), lambda: me.layers.Permute((2, 1)), lambda: me.layers.RepeatVector(3),
 ]
 
 
