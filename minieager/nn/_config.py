@@ -16,14 +16,12 @@ _NAMES = {}               # class -> "package>Name"
 
 
 def register_serializable(package="Custom", name=None):
-    """Decorator: let ``load_model`` rebuild this class from its saved name ``"package>Name"`` (as Keras)."""
+    """Decorator: let ``load_model`` rebuild this class (or find this function) by its saved name ``"package>Name"``."""
     def register(cls):
         key = f"{package}>{name or cls.__name__}"
-        if key in _REGISTRY and _REGISTRY[key] is not cls:
-            raise ValueError(f"{key} is already registered to {_REGISTRY[key]!r}; pick another name= or package=.")
-        if not hasattr(cls, "get_config"):
+        if inspect.isclass(cls) and not hasattr(cls, "get_config"):
             raise ValueError(f"Cannot register {cls.__name__}: it has no get_config() method.")
-        _REGISTRY[key], _NAMES[cls] = cls, key
+        _REGISTRY[key], _NAMES[cls] = cls, key       # a notebook cell run again registers its new class, as Keras
         return cls
     return register
 
@@ -68,7 +66,7 @@ class Configurable:
 
     @classmethod
     def from_config(cls, config):
-        return cls(**{key: initializer_from(value) for key, value in config.items()})
+        return cls(**{key: value_from(value) for key, value in config.items()})
 
 
 def _activation_name(fn):
@@ -92,12 +90,12 @@ def to_json(owner, key, value):
         return serialize(value)
     if callable(value) and _activation_name(value):
         return _activation_name(value)
-    if callable(value):
-        raise TypeError(
-            f"{type(owner).__name__} {getattr(owner, 'name', '')!r}: cannot save the Python function {key}={value!r:.60}. "
-            f"Keras saves a Lambda's bytecode and refuses to load it in safe mode; minieager saves no code at all. "
-            f"Write the computation as a Layer subclass (its call() method), decorated with "
-            f"@me.keras.saving.register_keras_serializable(), and define the class again before load_model.")
+    if callable(value):     # a function is saved by name; load_model finds it again only where that is safe
+        entry = {"class_name": "function",
+                 "config": {"module": getattr(value, "__module__", None), "name": getattr(value, "__qualname__", "?")}}
+        if registered_name(value):
+            entry["registered_name"] = registered_name(value)
+        return entry
     raise TypeError(
         f"{type(owner).__name__} {getattr(owner, 'name', '')!r}: cannot save the argument {key}={value!r:.80} as "
         f"JSON. Pass a name instead (e.g. activation='relu'), or give the class get_config() and from_config() that "
@@ -137,6 +135,36 @@ def find_class(entry, builtins, custom_objects=None):
         f"Could not find the class {entry['class_name']!r} (saved as {entry.get('registered_name') or 'unregistered'}). "
         f"Decorate it with @me.keras.saving.register_keras_serializable() before saving, or pass "
         f"custom_objects={{{entry['class_name']!r}: {entry['class_name']}}} to load_model.")
+
+
+def function_from(config):
+    """A function saved by name: a registered one, or one of minieager's own. No code is read from the file,
+    so a lambda or a function defined inside another cannot come back."""
+    module, name = config.get("module"), config.get("name", "?")
+    if "<lambda>" in name or "<locals>" in name:
+        raise ValueError(
+            f"The saved model uses the Python function {name} (from {module}), whose code a .keras file does not hold "
+            f"(Keras stores a lambda's bytecode and loads it only with safe_mode=False; minieager never runs code "
+            f"from a file). Write it as a module-level function registered with "
+            f"@me.keras.saving.register_keras_serializable(), or as a Layer subclass, and save again.")
+    if module and (module == "minieager" or module.startswith("minieager.")):
+        import importlib
+        found = importlib.import_module(module)
+        for part in name.split("."):
+            found = getattr(found, part)
+        return found
+    raise ValueError(
+        f"The saved model uses the function {module}.{name}, which is not registered. Decorate it with "
+        f"@me.keras.saving.register_keras_serializable() before saving and loading, so load_model can find it.")
+
+
+def value_from(value):
+    """A constructor argument as saved: functions by name, initializers as dicts, anything else as it is."""
+    if isinstance(value, dict) and value.get("class_name") == "function":
+        if value.get("registered_name") in _REGISTRY:
+            return _REGISTRY[value["registered_name"]]
+        return function_from(value["config"])
+    return initializer_from(value)
 
 
 def initializer_from(value):

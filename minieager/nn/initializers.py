@@ -126,5 +126,5 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal":
 
 
 def get(identifier):
-    """An initializer from a name ("glorot_uniform"), an Initializer, or any callable(shape, dtype)."""
+    """An initializer from a name ("glorot_uniform"), an Initializer, or any callable(shape, dtype=...)."""
     return by_name("an initializer", _BY_NAME, identifier, create=True)

@@ -7,7 +7,7 @@ file walks the same API paths in our own words, so they are covered with or with
 
 Cells that stay out, and why:
 - guide/intro_to_modules: ``tf.summary.trace_on`` (writing a graph to TensorBoard needs TF's GraphDef) and
-  ``tf.saved_model`` (the autograph-savedmodel branch adds it).
+  ``tf.saved_model`` (the autograph-savedmodel branch adds it); guide/basics: ``tf.saved_model`` too.
 """
 import contextlib
 import io
@@ -22,7 +22,8 @@ import pytest
 import minieager as me
 
 TF_DOCS = os.environ.get("MINIEAGER_TF_DOCS")
-SKIPPED_CELLS = {"intro_to_modules": {"trace_on": "TensorBoard graph tracing", "saved_model": "me.saved_model"}}
+SKIPPED_CELLS = {"intro_to_modules": {"trace_on": "TensorBoard graph tracing", "saved_model": "me.saved_model"},
+                 "basics": {"saved_model": "me.saved_model"}}
 
 
 def _offline_mnist(*args, **kwargs):
@@ -41,7 +42,7 @@ def _translate(source):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("notebook", ["guide/intro_to_modules", "guide/basic_training_loops",
+@pytest.mark.parametrize("notebook", ["guide/basics", "guide/intro_to_modules", "guide/basic_training_loops",
                                       "tutorials/quickstart/beginner", "tutorials/quickstart/advanced"])
 def test_tensorflow_tutorial_runs_cell_by_cell(notebook, tmp_path, monkeypatch):
     if not TF_DOCS:

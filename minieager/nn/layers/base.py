@@ -26,7 +26,7 @@ from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
 from .. import functional, initializers
-from .._config import config_of, initializer_from, remember_init_args
+from .._config import config_of, remember_init_args, value_from
 from ...module import Module
 from ...tracking import flatten_trackables, is_trackable
 
@@ -149,7 +149,7 @@ class Layer(Module):
     @classmethod
     def from_config(cls, config):
         """A new layer from ``get_config()``'s dict; name/trainable/dtype are set afterwards if __init__ lacks them."""
-        config = {key: initializer_from(value) for key, value in config.items()}
+        config = {key: value_from(value) for key, value in config.items()}
         params = inspect.signature(cls.__init__).parameters
         open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         later = {k: config.pop(k) for k in ("name", "trainable", "dtype") if k in config and k not in params
@@ -215,7 +215,8 @@ class Layer(Module):
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         with outside_traces():   # built inside me.function: the initial value is drawn now, eagerly, once
-            value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype)
+            # dtype by keyword, as Keras calls initializers: a function such as me.random.normal works too
+            value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype=dtype)
         variable = Variable(value, trainable=trainable, name=f"{self._name}/{name or 'weight'}", dtype=dtype)
         self._weights.append((name or f"weight_{len(self._weights)}", variable))
         return variable
