@@ -103,14 +103,24 @@ class Module:
         """Every Variable held by this module and its submodules, each once (a tuple, as TF)."""
         return tuple(self._flatten(lambda x: isinstance(x, Variable)))
 
+    def _frozen(self):
+        """The ids of variables held by a frozen Keras layer (``layer.trainable = False``) here or below."""
+        frozen = set()
+        for module in (self,) + self.submodules:
+            if getattr(module, "trainable", True) is False:
+                frozen.update(id(v) for v in module.variables)
+        return frozen
+
     @property
     def trainable_variables(self):
-        """The variables created with ``trainable=True``, in the order of ``variables``."""
-        return tuple(self._flatten(lambda x: isinstance(x, Variable) and x.trainable))
+        """The variables created with ``trainable=True`` (and not in a frozen layer), in the order of ``variables``."""
+        frozen = self._frozen()
+        return tuple(v for v in self.variables if v.trainable and id(v) not in frozen)
 
     @property
     def non_trainable_variables(self):
-        return tuple(self._flatten(lambda x: isinstance(x, Variable) and not x.trainable))
+        frozen = self._frozen()
+        return tuple(v for v in self.variables if not v.trainable or id(v) in frozen)
 
     @property
     def submodules(self):

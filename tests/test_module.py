@@ -163,3 +163,14 @@ def test_a_plain_module_inside_a_layer_gives_the_layer_its_variables():
     assert layer.trainable_variables == [layer.inner.w]
     assert layer.non_trainable_variables == [layer.inner.b]
     assert layer.submodules == (layer.inner,)
+
+
+def test_a_frozen_keras_layer_inside_a_module_does_not_train():
+    m = me.Module(name="holder")
+    m.head = me.layers.Dense(2)
+    m.head(me.ones([1, 3]))
+    m.scale = me.Variable(1.0)
+    assert len(m.trainable_variables) == 3
+    m.head.trainable = False
+    assert m.trainable_variables == (m.scale,)
+    assert {id(v) for v in m.non_trainable_variables} == {id(m.head.kernel), id(m.head.bias)}
