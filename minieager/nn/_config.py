@@ -8,6 +8,7 @@ A value that has no JSON form (a Python function in ``Lambda``) is an error that
 The registry (``register_serializable``) names custom classes, so ``load_model`` can find them again.
 """
 import inspect
+import sys
 
 from . import activations
 
@@ -88,11 +89,13 @@ def to_json(owner, key, value):
         return {str(k): to_json(owner, key, v) for k, v in value.items()}
     if hasattr(value, "get_config"):        # an initializer, layer, loss ...
         return serialize(value)
-    if callable(value) and _activation_name(value):
-        return _activation_name(value)
+    if callable(value) and key.endswith("activation") and _activation_name(value):
+        return _activation_name(value)          # activation=me.nn.relu is saved as "relu", as Keras does
     if callable(value):     # a function is saved by name; load_model finds it again only where that is safe
-        entry = {"class_name": "function",
-                 "config": {"module": getattr(value, "__module__", None), "name": getattr(value, "__qualname__", "?")}}
+        module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", "?")
+        if "<locals>" in name and getattr(sys.modules.get(module), getattr(value, "__name__", ""), None) is value:
+            name = value.__name__       # made by a factory (me.nn.relu) but reachable by its name in its module
+        entry = {"class_name": "function", "config": {"module": module, "name": name}}
         if registered_name(value):
             entry["registered_name"] = registered_name(value)
         return entry
