@@ -12,7 +12,8 @@
 Nothing is registered when an attribute is assigned: ``variables`` and ``submodules`` walk the
 module's attributes when asked, as TF does: attribute names in sorted order, lists and tuples
 in order, dicts by sorted key, each object once; a module's own variables come before those of
-its submodules. A Checkpoint saves a module through the same walk (``_checkpoint_dependencies``).
+its submodules. A Checkpoint saves a module through the same walk (``_checkpoint_dependencies``), and a
+variable made after a restore (on a first call) takes its saved value when it is assigned.
 Keras layers and models (``me.keras.layers.Layer``) are Modules that keep their own, Keras, order.
 """
 import functools
@@ -64,6 +65,15 @@ class Module:
         with name_scope(name) as scope:           # "outer/name/" if created inside another scope, as TF
             self._scope_name = scope
 
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        # A checkpoint restored before this variable existed (a module that makes its variables on the first
+        # call) hands it its saved value now, as TF's delayed restoration does.
+        restorer = self.__dict__.get("_deferred_restorer")
+        if restorer is not None and name != "_deferred_restorer" and (
+                is_trackable(value) or isinstance(value, (list, tuple, dict))):
+            restorer()
+
     @property
     def name(self):
         return self._name
@@ -79,7 +89,7 @@ class Module:
         items of lists, tuples and dicts. Layers override it to keep the order their attributes were set."""
         attributes = vars(self)
         for key in sorted(attributes):
-            if key not in ("_name", "_scope_name"):
+            if key not in ("_name", "_scope_name", "_deferred_restorer"):
                 yield from _leaves((key,), attributes[key])
 
     def _flatten(self, predicate, seen=None):

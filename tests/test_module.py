@@ -174,3 +174,21 @@ def test_a_frozen_keras_layer_inside_a_module_does_not_train():
     m.head.trainable = False
     assert m.trainable_variables == (m.scale,)
     assert {id(v) for v in m.non_trainable_variables} == {id(m.head.kernel), id(m.head.bias)}
+
+
+def test_a_checkpoint_restored_before_the_variables_exist_fills_them_when_they_are_made(tmp_path):
+    # as TF's delayed restoration: a module that makes its variables on the first call gets the saved values then
+    class Lazy(me.Module):
+        def __call__(self, x):
+            if not hasattr(self, "w"):
+                self.w = me.Variable(me.random.normal([x.shape[-1], 2]))
+            return me.matmul(x, self.w)
+
+    saved = Lazy()
+    saved(me.ones([1, 3]))
+    path = me.train.Checkpoint(m=saved).save(str(tmp_path / "ckpt"))
+    fresh = Lazy()
+    status = me.train.Checkpoint(m=fresh).restore(path)
+    fresh(me.ones([1, 3]))
+    np.testing.assert_array_equal(fresh.w.numpy(), saved.w.numpy())
+    status.assert_consumed()
