@@ -23,6 +23,8 @@ _LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, d
 _OPTIMIZERS = "The optimizers are SGD (with momentum=), Adam, RMSprop and Adagrad; subclass me.optimizers.Optimizer for another."
 _LOSSES = ("The losses are MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy and "
            "SparseCategoricalCrossentropy; any function loss(y_true, y_pred) works with compile and fit too.")
+_TRACE = ("TensorBoard's graph view needs TF's GraphDef, which minieager does not write. Draw a traced function's "
+          "graph in the notebook instead: f.get_concrete_function(x).graph.draw() for f = me.function(...).")
 _METRICS = "Write it as a subclass of me.metrics.Mean fed per-example values, or compute it after predict."
 
 HINTS = {
@@ -66,6 +68,7 @@ HINTS = {
         "regularizers": "Add the penalty to the loss yourself: loss + 1e-4 * sum(me.reduce_sum(w ** 2) for w in "
                         "model.trainable_variables).",
     },
+    "minieager.summary": {name: _TRACE for name in ("trace_on", "trace_export", "trace_off", "graph")},
     "minieager.nn.optimizers": {name: _OPTIMIZERS for name in (
         "Adadelta", "Adamax", "Nadam", "AdamW", "Ftrl", "Lion", "schedules", "legacy")},
     "minieager.nn.losses": {name: _LOSSES for name in (
