@@ -28,7 +28,7 @@ from .. import nest
 from ..errors import InvalidArgumentError
 from ..ops.creation import zeros
 from . import functional, layers as layers_module, losses, metrics as metrics_lib, optimizers
-from ._config import find_class, serialize
+from ._config import find_class, serialize, to_json, value_from
 from .layers.base import Layer
 
 _WEIGHTS = "model.weights.npz"
@@ -128,13 +128,15 @@ def _compile_config(model):
     parts = model._compiled
     if parts is None:
         return None
+    def entry(obj, key):       # a Loss or Metric by its config; a function by name (see _config.to_json)
+        return obj if isinstance(obj, str) else serialize(obj) if hasattr(obj, "get_config") else to_json(model, key, obj)
     try:
-        config = {"optimizer": serialize(model.optimizer), "loss": serialize(parts["loss"]),
-                  "metrics": [m if isinstance(m, str) else serialize(m) for m in parts["metric_ids"]]}
+        config = {"optimizer": serialize(model.optimizer), "loss": entry(parts["loss"], "loss"),
+                  "metrics": [entry(m, "metrics") for m in parts["metric_ids"]]}
         json.dumps(config)
-    except (TypeError, AttributeError):
-        warnings.warn("Model.save: the compile settings (a function loss or metric) cannot be saved as JSON; "
-                      "load_model returns the model uncompiled. Compile it again after loading.", stacklevel=4)
+    except TypeError as error:
+        warnings.warn(f"Model.save: the compile settings cannot be saved as JSON ({error}); load_model returns the "
+                      f"model uncompiled. Compile it again after loading.", stacklevel=4)
         return None
     return config
 
@@ -188,12 +190,15 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         c = entry["compile_config"]
         model.compile(optimizer=_from_entry(c["optimizer"], optimizers, optimizers.Optimizer),
                       loss=_from_entry(c["loss"], losses, losses.Loss),
-                      metrics=[m if isinstance(m, str) else _from_entry(m, metrics_lib, metrics_lib.Metric)
-                               for m in c["metrics"]])
+                      metrics=[_from_entry(m, metrics_lib, metrics_lib.Metric) for m in c["metrics"]])
     return model
 
 
 def _from_entry(entry, module, base):
+    if isinstance(entry, str):
+        return entry
+    if entry.get("class_name") == "function":
+        return value_from(entry)
     table = {name: obj for name, obj in vars(module).items() if isinstance(obj, type) and issubclass(obj, base)}
     return find_class(entry, table).from_config(entry["config"])
 

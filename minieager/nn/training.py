@@ -17,6 +17,7 @@ from ..autodiff.tape import GradientTape
 from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from ..ops.creation import convert_to_tensor
+from ..ops.reductions import reduce_mean
 from . import losses, metrics as metrics_lib, optimizers
 
 
@@ -148,6 +149,13 @@ def _split_batch(batch):
     return batch
 
 
+def _batch_loss(loss_fn, y, predictions):
+    """The batch's loss, a scalar: a loss function giving one value per example (keras.losses.MSE) is averaged,
+    as Keras' "sum_over_batch_size" reduction does, so its gradient is that of the mean, not the sum."""
+    loss = convert_to_tensor(loss_fn(y, predictions))
+    return loss if loss.ndim == 0 else reduce_mean(loss)
+
+
 # ---- fit / evaluate / predict ----------------------------------------------------------------------
 def _logs(loss_mean, metric_list, prefix=""):
     logs = {f"{prefix}loss": float(loss_mean.result())}
@@ -211,7 +219,7 @@ def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed
             xb, yb = _split_batch(batch)
             with GradientTape() as tape:
                 predictions = model(xb, training=True)
-                loss = loss_fn(yb, predictions)
+                loss = _batch_loss(loss_fn, yb, predictions)
             variables = model.trainable_variables
             optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
             loss_mean.update_state(loss, sample_weight=len(predictions))
@@ -259,7 +267,7 @@ def evaluate(model, x, y, batch_size, verbose, as_dict=False):
     for batch in batches:
         xb, yb = _split_batch(batch)
         predictions = model(xb, training=False)
-        loss_mean.update_state(parts["loss"](yb, predictions), sample_weight=len(predictions))
+        loss_mean.update_state(_batch_loss(parts["loss"], yb, predictions), sample_weight=len(predictions))
         if metric_list is None:      # fresh copies of the compiled metrics: fit's running state stays intact
             metric_list = [m._fresh() for m in _metrics_for(parts, yb, predictions)]
         for m in metric_list:

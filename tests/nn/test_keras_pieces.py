@@ -238,3 +238,19 @@ def test_compile_takes_keras_3s_arguments_and_refuses_what_fit_cannot_do():
         model.compile(loss="mse", loss_weights=[1.0])
     with pytest.raises(me.errors.InvalidArgumentError, match="steps_per_execution must be 1"):
         model.compile(loss="mse", steps_per_execution=4)
+
+
+def test_a_per_example_loss_function_trains_as_its_mean():
+    # keras reduces keras.losses.MSE's per-example values with "sum_over_batch_size" (the mean): the same
+    # steps as the MeanSquaredError object, not len(batch) times larger
+    x, y = _binary_data()
+    weights = []
+    for loss in (me.keras.losses.MSE, me.keras.losses.MeanSquaredError()):
+        me.random.set_seed(0)
+        model = me.Sequential([me.layers.Dense(1, input_shape=(3,))])
+        model.compile(me.optimizers.SGD(0.1), loss)
+        history = model.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+        weights.append((model.get_weights(), history.history["loss"]))
+    for a, b in zip(weights[0][0], weights[1][0]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(weights[0][1], weights[1][1], rtol=1e-6)

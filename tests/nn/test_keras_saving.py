@@ -224,3 +224,15 @@ def test_a_registered_function_comes_back(tmp_path):
     loaded = me.keras.models.load_model(tmp_path / "f.keras")
     assert loaded.layers[0].function is squared_plus_one
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_a_function_loss_is_saved_by_name_and_compiled_again(tmp_path):
+    # as TF's guide/basics: compile(loss=tf.keras.losses.MSE), then model.save
+    model = me.keras.Sequential([me.layers.Dense(1, input_shape=(4,))])
+    model.compile(loss=me.keras.losses.MSE, optimizer=me.keras.optimizers.SGD(learning_rate=0.01))
+    model.save(tmp_path / "m.keras")
+    loaded = me.keras.models.load_model(tmp_path / "m.keras")
+    assert loaded._compiled["loss"] is me.keras.losses.mean_squared_error
+    assert type(loaded.optimizer) is me.optimizers.SGD and loaded.optimizer.learning_rate == 0.01
+    y = X[:, :1]
+    assert loaded.evaluate(X, y) == pytest.approx(model.evaluate(X, y), rel=1e-6)
