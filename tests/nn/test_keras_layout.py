@@ -81,3 +81,15 @@ def test_set_random_seed_seeds_numpy_and_minieager():
     a = (np.random.rand(), float(me.random.uniform([])))
     me.keras.utils.set_random_seed(3)
     assert (np.random.rand(), float(me.random.uniform([]))) == a
+
+
+def test_plot_model_writes_png_or_svg_as_keras(tmp_path):
+    pytest.importorskip("PIL")          # the notebook extra that draws PNGs
+    model = me.keras.Sequential([me.layers.Dense(4, input_shape=(3,), name="hidden"), me.layers.Dense(1)])
+    drawing = me.keras.utils.plot_model(model, to_file=str(tmp_path / "model.png"), show_shapes=True)
+    assert (tmp_path / "model.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "hidden (Dense)" in drawing.svg and "(None, 4)" in drawing.svg
+    me.keras.utils.plot_model(model, to_file=str(tmp_path / "model.svg"))
+    assert (tmp_path / "model.svg").read_text().startswith("<svg")
+    with pytest.raises(TypeError, match="does not support dpi"):
+        me.keras.utils.plot_model(model, dpi=96)
