@@ -23,7 +23,7 @@ from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
-from . import passes
+from . import autograph, passes
 from .ir import run
 from .tracing import Tracer
 
@@ -101,12 +101,14 @@ class ConcreteFunction:
 class Function:
     """What ``me.function(f)`` returns: call it like ``f``."""
 
-    def __init__(self, python_function, input_signature=None, optimize=True, name=None):
+    def __init__(self, python_function, input_signature=None, optimize=True, name=None, autograph=True):
         if not callable(python_function):
             raise TypeError(f"me.function wraps a Python function, got {type(python_function).__name__}.")
         self.python_function = python_function
         self.input_signature = None if input_signature is None else self._check_signature(input_signature)
         self.optimize = optimize
+        self.autograph = autograph   # trace the AutoGraph-converted function (graph/autograph)
+        self._traced_function = None
         self.name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         self._concrete = {}          # call signature -> ConcreteFunction
@@ -259,7 +261,7 @@ class Function:
             for pname in bound.arguments:
                 bound.arguments[pname] = nest.pack_sequence_as(
                     bound.arguments[pname], [next(it) for _ in nest.flatten(bound.arguments[pname])])
-            result = self.python_function(*bound.args, **bound.kwargs)
+            result = self._function_to_trace()(*bound.args, **bound.kwargs)
             flat_out = []
             for leaf in nest.flatten(result):
                 if leaf is None:
@@ -281,6 +283,13 @@ class Function:
             concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
         return concrete
 
+    def _function_to_trace(self):
+        if not self.autograph:
+            return self.python_function
+        if self._traced_function is None:
+            self._traced_function = autograph.convert_for_tracing(self.python_function)
+        return self._traced_function
+
     def __repr__(self):
         return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
 
@@ -294,13 +303,15 @@ def _structure_key(value):
     return "."
 
 
-def function(func=None, input_signature=None, optimize=True, autograph=False, jit_compile=None,
+def function(func=None, input_signature=None, optimize=True, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None):
     """``@me.function`` or ``me.function(f, input_signature=[...])``: see the module docstring.
     ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
-    ``autograph``, ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted
-    so that TensorFlow code runs, and have no effect (minieager has no AutoGraph; graphs have static
-    shapes)."""
+    ``autograph=True`` (as in TF) traces the function with its Python ``if``/``while``/``for`` on tensors
+    converted to me.cond / me.while_loop (see graph/autograph); ``autograph=False`` traces it as written.
+    ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted so that
+    TensorFlow code runs, and have no effect (graphs have static shapes)."""
     if func is None:
-        return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name)
-    return Function(func, input_signature=input_signature, optimize=optimize, name=name)
+        return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name,
+                                  autograph=autograph)
+    return Function(func, input_signature=input_signature, optimize=optimize, name=name, autograph=autograph)
