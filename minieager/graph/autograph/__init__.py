@@ -127,6 +127,10 @@ def convert_for_tracing(f):
     source cannot be read, or when it is marked do_not_convert."""
     if getattr(f, "__autograph_do_not_convert__", False) or getattr(f, "__autograph_converted__", False):
         return f
+    if isinstance(f, types.MethodType):
+        return types.MethodType(convert_for_tracing(f.__func__), f.__self__)
+    if not isinstance(f, types.FunctionType) or f.__name__ == "<lambda>":
+        return f      # a lambda has no statements to convert; other callables are traced as they are
     try:
         tree, filename = _converted_tree(f)
     except _Unconvertible as e:
