@@ -152,7 +152,9 @@ class Jumps:
                 if rest:
                     guard = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(flag)),
                                    body=self.replace(rest, kind, flag), orelse=[])
-                    out.append(ast.copy_location(guard, rest[0]))
+                    ast.copy_location(guard, rest[0])
+                    guard.end_lineno = max(r.end_lineno for r in rest)    # it spans the statements it guards
+                    out.append(guard)
                 return out
             out.append(s)
         return out
@@ -171,6 +173,7 @@ class Jumps:
                 s.body = self._ends_in_return(self.lift_returns(s.body + rest), s)
                 s.orelse = self._ends_in_return(self.lift_returns(s.orelse + copy.deepcopy(rest)), s)
                 s.ag_returns = True
+                s.end_lineno = max(x.end_lineno for x in s.body + s.orelse)
                 out.append(s)
                 return out
             out.append(s)
@@ -209,18 +212,22 @@ class Variables:
         return sorted(names)
 
     def defined_before(self, name, stmt):
-        return name in self.params or name in self.flags or any(
-            line < stmt.lineno and n == name for line, n in self.stores)
+        # A loop's break flag is set on the loop's own line, just before it.
+        return name in self.params or any(
+            (line < stmt.lineno or (line == stmt.lineno and name in self.flags)) and n == name
+            for line, n in self.stores)
 
     def used_after(self, name, stmt, loop):
+        """Read after ``stmt``; or, inside a loop, a variable of that loop (defined before it), read anywhere
+        in it (the next iteration reads it again). Names first set inside the loop are its temporaries."""
         after = any(line > stmt.end_lineno and n == name for line, n in self.loads)
-        in_loop = loop is not None and any(loop.lineno <= line <= loop.end_lineno and n == name
-                                           for line, n in self.loads)
+        in_loop = loop is not None and self.defined_before(name, loop) and any(
+            loop.lineno <= line <= loop.end_lineno and n == name for line, n in self.loads)
         return after or in_loop
 
     def handed_on(self, stmts, stmt, loop, exclude=()):
         """The variables ``stmts`` (the body of ``stmt``) assign that live on outside it."""
-        return [n for n in self.assigned(stmts) if n not in exclude and not n.startswith("continue_")
+        return [n for n in self.assigned(stmts) if n not in exclude
                 and (self.defined_before(n, stmt) or self.used_after(n, stmt, loop))]
 
 
@@ -269,8 +276,12 @@ class ControlFlow(ast.NodeTransformer):
     def _stays_python(self, node, field, reason):
         """A condition left to Python, checked: a symbolic tensor there raises ``reason``."""
         line = f"{node.lineno} (`{_source_line(self.lines, node)}`)"
-        setattr(node, field, _call(_ag("stay_python"), [getattr(node, field), ast.Constant(line),
-                                                         ast.Constant(reason)]))
+        value = getattr(node, field)
+        keywords = []
+        if field == "iter":
+            value = self._range(value)
+            keywords.append(ast.keyword("iterable", ast.Constant(True)))
+        setattr(node, field, _call(_ag("stay_python"), [value, ast.Constant(line), ast.Constant(reason)], keywords))
         return node
 
     # ---- if --------------------------------------------------------------------------------------
@@ -338,12 +349,7 @@ class ControlFlow(ast.NodeTransformer):
         if extra is not None:
             defs.insert(0, self._def(test_fn, handed, [ast.Return(value=self.visit(extra))], node))
             keywords.append(ast.keyword("extra_test", _name(test_fn)))
-        iterable = node.iter
-        if isinstance(iterable, ast.Call) and not iterable.keywords and (
-                (isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "range")
-                or (isinstance(iterable.func, ast.Name) and iterable.func.id == "range")):
-            iterable = _call(_ag("range_"), [iterable.func] + iterable.args)   # me.range(n) of a symbolic n
-        call = _call(_ag("for_stmt"), [iterable, _name(body_fn), self._values(handed, node)], keywords)
+        call = _call(_ag("for_stmt"), [self._range(node.iter), _name(body_fn), self._values(handed, node)], keywords)
         note = _comment(f"line {line}: `{_source_line(self.lines, node)}` -> ag.for_stmt (me.while_loop if it "
                         f"iterates a tensor); loop variables: {', '.join(handed) or 'none'}", node)
         return [note] + defs + [ast.copy_location(self._set(handed, call), node)]
@@ -362,6 +368,15 @@ class ControlFlow(ast.NodeTransformer):
         return self._stays_python(node, field, why)
 
     # ---- building blocks -------------------------------------------------------------------------
+    @staticmethod
+    def _range(iterable):
+        """``me.range(n)`` / ``range(n)`` -> ``ag.range_(me.range, n)``: a graph loop's counter if n is symbolic."""
+        if isinstance(iterable, ast.Call) and not iterable.keywords and (
+                (isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "range")
+                or (isinstance(iterable.func, ast.Name) and iterable.func.id == "range")):
+            return ast.copy_location(_call(_ag("range_"), [iterable.func] + iterable.args), iterable)
+        return iterable
+
     def _set(self, names, call):
         """``(y,) = call`` (or just ``call`` when the statement sets no variable)."""
         if not names:
@@ -398,6 +413,7 @@ def convert_tree(fn_node, lines):
     fn_node.decorator_list = []
     jumps = Jumps()
     jumps.function(fn_node)
+    ast.fix_missing_locations(fn_node)      # the flags' names take their statement's line
     variables = Variables(fn_node, jumps.flags)
     fn_node.body = _flatten(ControlFlow(variables, lines).visit(s) for s in fn_node.body)
     ast.fix_missing_locations(fn_node)

@@ -148,13 +148,18 @@ def _check_branches(names, seen, fn, returns):
             if x.dtype is not y.dtype:
                 raise TypeError(f"{where}: '{name}' has dtype {x.dtype.name} in the main branch, but dtype "
                                 f"{y.dtype.name} in the else branch. Cast one: me.cast(..., me.{x.dtype.name}).")
-            if tuple(x.shape) != tuple(y.shape):
-                raise ValueError(f"{where}: '{name}' has shape {tuple(x.shape)} in the main branch, but shape "
-                                 f"{tuple(y.shape)} in the else branch: minieager's graphs have static shapes, so "
+            if _shape(x) != _shape(y):
+                raise ValueError(f"{where}: '{name}' has shape {_shape(x)} in the main branch, but shape "
+                                 f"{_shape(y)} in the else branch: minieager's graphs have static shapes, so "
                                  f"both branches must give it the same shape.")
             leaves.append(y)
         fixed.append(nest.pack_sequence_as(b, leaves))
     return fixed[0] if returns else tuple(fixed)
+
+
+def _shape(t):
+    """A tensor's shape, also for a symbolic tensor of a finished branch trace (its node keeps it)."""
+    return tuple(t._node.shape) if isinstance(t, SymbolicTensor) else tuple(t.shape)
 
 
 def _structure(v):
@@ -163,7 +168,7 @@ def _structure(v):
 
 def _describe(v):
     if isinstance(v, Tensor):
-        return f"a tensor {v.dtype.name}{list(v.shape)}"
+        return f"a tensor {v.dtype.name}{list(_shape(v))}"
     if isinstance(v, (list, tuple)):
         return f"a {type(v).__name__} of {len(v)}"
     return repr(v)
@@ -301,9 +306,11 @@ def _graph_loop(test, body, values, body_for_names=None):
     return tuple(while_loop(lambda *vs: test(*vs), checked_body, loop_vars))
 
 
-def stay_python(value, line, reason):
-    """A condition AutoGraph leaves as Python (the statement cannot become a graph): if it is a symbolic
-    tensor, say why and what to write instead."""
-    if _symbolic(value):
+def stay_python(value, line, reason, iterable=False):
+    """A condition (or a for loop's iterable) AutoGraph leaves as Python, as the statement cannot become
+    a graph: if it would have become one (a symbolic tensor; a tensor iterated while tracing), say why
+    and what to write instead."""
+    graph_loop = iterable and (isinstance(value, SymbolicRange) or (tracers and isinstance(value, Tensor)))
+    if _symbolic(value) or graph_loop:
         raise NotImplementedError(f"line {line}: {reason}")
     return value
