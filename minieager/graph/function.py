@@ -130,20 +130,26 @@ class Function:
         # A decorated method: bind the instance (one trace per instance, as the instance is a Python argument).
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return BoundFunction(self, instance)
 
     # ---- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs, instance=()):
         if _run_eagerly:
-            return self.python_function(*args, **kwargs)
-        concrete, tensors = self._concrete_for(args, kwargs)
+            return self.python_function(*instance, *args, **kwargs)
+        concrete, tensors = self._concrete_for(args, kwargs, instance)
         return concrete._call_flat(tensors)
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (tensors or me.TensorSpec), tracing if needed."""
+        return self._get_concrete(args, kwargs)
+
+    def _get_concrete(self, args, kwargs, instance=()):
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-        return self._concrete_for(args, kwargs)[0]
+        return self._concrete_for(args, kwargs, instance)[0]
 
     def experimental_get_tracing_count(self):
         """How many times the Python function has been traced."""
@@ -158,10 +164,13 @@ class Function:
         bound.apply_defaults()
         return bound
 
-    def _concrete_for(self, args, kwargs):
+    def _concrete_for(self, args, kwargs, instance=()):
+        """``instance``: ``(obj,)`` for a method called as ``obj.method(...)`` (the input_signature
+        describes the arguments after it)."""
         if self.input_signature is not None:
-            args = self._check_against_signature(args, kwargs)
+            args = self._check_against_signature(args, kwargs, len(instance))
             kwargs = {}
+        args = tuple(instance) + tuple(args)
         bound = self._bind(args, kwargs)
         leaves, key_parts, tensors, has_numbers = [], [], [], False
         for pname, value in bound.arguments.items():
@@ -211,14 +220,14 @@ class Function:
             self._keep.append(leaf)
             return "python", ("object", id(leaf)), leaf
 
-    def _check_against_signature(self, args, kwargs):
+    def _check_against_signature(self, args, kwargs, skip=0):
         if kwargs:
-            args = tuple(self._bind(args, kwargs).args)
+            args = tuple(self._bind((None,) * skip + tuple(args), kwargs).args)[skip:]
         specs = self.input_signature
         if len(args) != len(specs):
             raise TypeError(f"{self.name}() was declared with input_signature of {len(specs)} tensors "
                             f"({', '.join(map(repr, specs))}), but got {len(args)} arguments.")
-        names = list(self._signature.parameters)
+        names = list(self._signature.parameters)[skip:]
         checked = []
         for i, (spec, arg) in enumerate(zip(specs, args)):
             arg_name = names[i] if i < len(names) else f"args[{i}]"
@@ -292,6 +301,26 @@ class Function:
 
     def __repr__(self):
         return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
+
+
+class BoundFunction:
+    """``obj.method`` for an ``@me.function`` method: calls it with ``obj`` first; the method's
+    ``input_signature`` describes the arguments after ``self``. Everything else is the Function's."""
+
+    def __init__(self, function, instance):
+        self.function, self.instance = function, instance
+
+    def __call__(self, *args, **kwargs):
+        return self.function._call(args, kwargs, (self.instance,))
+
+    def get_concrete_function(self, *args, **kwargs):
+        return self.function._get_concrete(args, kwargs, (self.instance,))
+
+    def __getattr__(self, name):
+        return getattr(self.function, name)
+
+    def __repr__(self):
+        return f"<bound me.function {self.function.name} of {type(self.instance).__name__}>"
 
 
 def _structure_key(value):
