@@ -57,6 +57,7 @@ def save(obj, export_dir, signatures=None):
 
     ``signatures``: a function or ConcreteFunction (saved as "serving_default"), or a dict of them;
     by default ``obj.__call__`` if it is an me.function with an input_signature, as in TF."""
+    _Writer().walk(obj, "obj")     # first trace every function: a trace may create variables (a layer's build)
     writer = _Writer()
     tree = writer.walk(obj, "obj")
     writer.signatures = writer.signature_map(obj, signatures)
