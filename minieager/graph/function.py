@@ -23,7 +23,8 @@ from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
-from . import autograph, passes
+from . import passes
+from .autograph import convert_for_tracing
 from .ir import run
 from .tracing import Tracer
 
@@ -296,7 +297,7 @@ class Function:
         if not self.autograph:
             return self.python_function
         if self._traced_function is None:
-            self._traced_function = autograph.convert_for_tracing(self.python_function)
+            self._traced_function = convert_for_tracing(self.python_function)
         return self._traced_function
 
     def __repr__(self):
