@@ -604,7 +604,7 @@ def show(export_dir, file=None):
     document, variable_arrays, _ = read(export_dir)
     out = file or sys.stdout
     w = lambda text="": print(text, file=out)   # noqa: E731
-    w(f"SavedModel {os.path.abspath(export_dir)} (format version {document['version']})")
+    w(f"SavedModel {export_dir} (format version {document['version']})")
     w("\nSignatures:")
     for name, s in document["signatures"].items():
         c = document["functions"][s["function"]]["concrete"][s["trace"]]
