@@ -364,3 +364,43 @@ def test_notebook_functions_convert(tmp_path):
     ''')
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert "0.0 3.0" in out.stdout, out.stdout + out.stderr
+
+
+calls_seen = 0
+
+
+def test_global_statements_stay_global():
+    @me.function
+    def f(x, count):
+        global calls_seen
+        if count:                 # a Python condition: the branch runs while tracing
+            calls_seen += 1
+        if x > 0:                 # a tensor condition: both branches traced, neither assigns the global
+            x = x * 2.0
+        return x
+    assert f(me.constant(2.0), True).numpy() == 4.0 and calls_seen == 1
+
+
+def test_nonlocal_functions_are_traced_as_written_with_a_warning():
+    total = 0
+
+    def f(x):
+        nonlocal total
+        total += 1
+        return x + 1.0
+    with pytest.warns(UserWarning, match=r"could not convert 'f'.*`nonlocal total`"):
+        assert me.function(f)(me.constant(1.0)).numpy() == 2.0
+    assert total == 1
+
+
+def test_the_converted_function_shares_the_enclosing_variables():
+    scale = me.constant(2.0)
+
+    @me.function
+    def f(x, key):
+        if x > 0:
+            x = x * scale
+        return x
+    assert f(me.constant(1.0), "first").numpy() == 2.0
+    scale = me.constant(5.0)          # rebound: the next trace (a new key) sees 5, as Python would
+    assert f(me.constant(1.0), "second").numpy() == 5.0

@@ -117,6 +117,7 @@ def test_function_cell_67_python_lists_unroll(capsys):
     assert measure_graph_size(train, small_data) < measure_graph_size(train, big_data)   # unrolled
 
 
+@pytest.mark.filterwarnings("ignore:me.function .recursive_fn. has been traced")   # TF warns here too
 def test_function_cells_99_and_101_recursion(capsys):
     @tf.function
     def recursive_fn(n):

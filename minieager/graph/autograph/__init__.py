@@ -19,13 +19,12 @@ import warnings
 import weakref
 
 from . import runtime
-from .converter import COMMENT, ConversionError, StripComments, convert_tree
+from .converter import COMMENT, ConversionError, NotConverted, StripComments, convert_tree
 
 __all__ = ["to_code", "to_graph", "experimental", "ConversionError"]
 
 
-class _Unconvertible(Exception):
-    """The source cannot be read or parsed: me.function traces the function as written, with a warning."""
+_Unconvertible = NotConverted    # the source cannot be read or parsed, or uses `nonlocal`: traced as written
 
 
 def _parse(f):
@@ -77,7 +76,8 @@ def to_graph(f):
 
 def _build(f, tree, filename):
     """Compile the converted ``def`` inside a factory whose parameters are ``ag`` and ``f``'s closure
-    variables, so that the new function sees the same names as ``f`` (its globals are ``f``'s)."""
+    variables (so the compiler makes them closure variables), then give the new function ``f``'s own
+    closure cells: it sees the same globals and the same, live, enclosing variables as ``f``."""
     fn = StripComments().visit(copy.deepcopy(tree))
     free = f.__code__.co_freevars
     factory = ast.FunctionDef(
@@ -90,21 +90,16 @@ def _build(f, tree, filename):
     ast.fix_missing_locations(module)
     namespace = {}
     exec(compile(module, filename, "exec"), f.__globals__, namespace)
-    cells = [c.cell_contents if _filled(c) else runtime.Undefined(n) for n, c in zip(free, f.__closure__ or ())]
-    new = namespace["autograph_factory"](runtime, *cells)
-    new.__defaults__, new.__kwdefaults__ = f.__defaults__, f.__kwdefaults__
+    made = namespace["autograph_factory"](runtime, *([None] * len(free)))
+    cells = dict(zip(free, f.__closure__ or ()))
+    cells["ag"] = types.CellType(runtime)
+    closure = tuple(cells[name] for name in made.__code__.co_freevars)
+    new = types.FunctionType(made.__code__, f.__globals__, f.__name__, f.__defaults__, closure)
+    new.__kwdefaults__ = f.__kwdefaults__
     functools.update_wrapper(new, f)
     del new.__wrapped__
     new.__autograph_converted__ = True
     return new
-
-
-def _filled(cell):
-    try:
-        cell.cell_contents
-        return True
-    except ValueError:
-        return False
 
 
 def to_code(f):

@@ -31,6 +31,10 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
           ast.DictComp, ast.GeneratorExp)
 
 
+class NotConverted(Exception):
+    """A function AutoGraph leaves as it is (me.function traces it as written, with a warning saying why)."""
+
+
 class ConversionError(Exception):
     """Code AutoGraph cannot turn into a graph (the message names the line and what to write instead)."""
 
@@ -194,6 +198,8 @@ class Variables:
         self.params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         self.params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
         self.flags = flags
+        self.globals = {name for n in _walk_body(fn.body) if isinstance(n, ast.Global)
+                        for name in n.names}            # never handed on: the nested functions declare them
         self.stores, self.loads = [], []                # (line, name)
         for n in _walk_body(fn.body):
             if isinstance(n, ast.Name):
@@ -227,7 +233,7 @@ class Variables:
 
     def handed_on(self, stmts, stmt, loop, exclude=()):
         """The variables ``stmts`` (the body of ``stmt``) assign that live on outside it."""
-        return [n for n in self.assigned(stmts) if n not in exclude
+        return [n for n in self.assigned(stmts) if n not in exclude and n not in self.globals
                 and (self.defined_before(n, stmt) or self.used_after(n, stmt, loop))]
 
 
@@ -393,11 +399,13 @@ class ControlFlow(ast.NodeTransformer):
                 _call(_ag("maybe"), [_call(_name("locals"), []), ast.Constant(n)]) for n in names]
         return ast.Tuple(elts=elts, ctx=ast.Load())
 
-    @staticmethod
-    def _def(name, params, body, at):
+    def _def(self, name, params, body, at):
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], kwonlyargs=[], kw_defaults=[],
                              defaults=[])
         body = body or [ast.Pass()]
+        declared = [n for n in self.vars.assigned(body) if n in self.vars.globals]
+        if declared:   # `global counter` in the function: its branch and loop functions assign the same global
+            body = [ast.copy_location(ast.Global(names=declared), at)] + body
         fn = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None)
         return ast.copy_location(fn, at)
 
@@ -410,6 +418,9 @@ def convert_tree(fn_node, lines):
                 f"line {n.lineno} (`{_source_line(lines, n)}`): `yield` makes a generator, which cannot become a "
                 f"graph. Compute the values with a tensor loop and return them (or a me.data.Dataset), or mark the "
                 f"function @me.autograph.experimental.do_not_convert.")
+        if isinstance(n, ast.Nonlocal):
+            raise NotConverted(f"it declares `nonlocal {', '.join(n.names)}` (line {n.lineno}), which the converted "
+                               f"copy could not share with the enclosing function")
     fn_node.decorator_list = []
     jumps = Jumps()
     jumps.function(fn_node)
