@@ -404,3 +404,16 @@ def test_the_converted_function_shares_the_enclosing_variables():
     assert f(me.constant(1.0), "first").numpy() == 2.0
     scale = me.constant(5.0)          # rebound: the next trace (a new key) sees 5, as Python would
     assert f(me.constant(1.0), "second").numpy() == 5.0
+
+
+def test_a_converter_failure_falls_back_with_a_warning(monkeypatch):
+    from minieager.graph import autograph
+
+    def broken(fn_node, lines):
+        raise RuntimeError("a bug in the converter")
+    monkeypatch.setattr(autograph, "convert_tree", broken)
+
+    def f(x):
+        return x * 3.0
+    with pytest.warns(UserWarning, match=r"converter failed \(RuntimeError: a bug in the converter\)"):
+        assert me.function(f)(me.constant(1.0)).numpy() == 3.0

@@ -128,12 +128,15 @@ def convert_for_tracing(f):
         return f      # a lambda has no statements to convert; other callables are traced as they are
     try:
         tree, filename = _converted_tree(f)
-    except _Unconvertible as e:
-        warnings.warn(f"AutoGraph could not convert '{getattr(f, '__name__', f)}' and traces it as written: {e}. "
+        return _build(f, tree, filename)
+    except ConversionError:
+        raise                             # code that cannot be a graph: the error names the line and the fix
+    except Exception as e:                # the source cannot be read, `nonlocal`, or a converter bug: as written
+        why = str(e) if isinstance(e, _Unconvertible) else f"the converter failed ({type(e).__name__}: {e})"
+        warnings.warn(f"AutoGraph could not convert '{getattr(f, '__name__', f)}' and traces it as written: {why}. "
                       f"A Python `if`/`while`/`for` on a tensor inside it will fail; use me.cond / me.while_loop "
                       f"there.", stacklevel=4)
         return f
-    return _build(f, tree, filename)
 
 
 class experimental:   # noqa: N801 (TF's namespace: me.autograph.experimental.do_not_convert)
