@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+import types
 
 import numpy as np
 
@@ -293,13 +294,16 @@ def _is_instance_part(parts, instance):
     return len(parts) == 1 and (parts[0] == ("object", id(instance)) or parts[0][-1] is instance)
 
 
+_NOT_WALKED = ("builtins", "numpy", "types", "functools", "io", "_io", "sys", "minieager.nn.optimizers")
+
+
 def _is_object(value):
-    """An object whose attributes may hold functions and variables (a module, a layer, a model)."""
-    cls = type(value)
-    module = getattr(cls, "__module__", "") or ""
-    return hasattr(value, "__dict__") and not isinstance(value, type) and not callable(getattr(value, "__func__", None)) \
-        and module.split(".")[0] not in ("builtins", "numpy", "types", "functools", "io", "_io", "sys") \
-        and not module.startswith("minieager.nn.optimizers") and cls.__name__ not in ("module", "function")
+    """An object whose attributes may hold functions and variables (a module, a layer, a model); not a
+    class, a function, a Python module, a NumPy value or an optimizer (its slots are not saved)."""
+    module = getattr(type(value), "__module__", "") or ""
+    return (hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType, types.FunctionType,
+                                                                  types.MethodType))
+            and not any(module == m or module.startswith(m + ".") for m in _NOT_WALKED))
 
 
 def _attribute_names(value):

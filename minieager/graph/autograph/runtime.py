@@ -13,7 +13,6 @@ import numpy as np
 from ... import nest
 from ...engine.recording import tracers
 from ...engine.tensor import Tensor
-from ...errors import InvalidArgumentError
 from ...ops.creation import convert_to_tensor
 from ...ops.elementwise import greater, less, logical_and, logical_not, logical_or
 from ...ops.indexing import gather
@@ -301,8 +300,6 @@ def _graph_loop(test, body, values, body_for_names=None):
             fixed.append(after)
         return fixed
 
-    if not loop_vars:
-        raise InvalidArgumentError(f"{_where(names_of)}: a graph loop with no loop variables")   # never: the counter
     return tuple(while_loop(lambda *vs: test(*vs), checked_body, loop_vars))
 
 
