@@ -416,3 +416,27 @@ def test_a_converter_failure_falls_back_with_a_warning(monkeypatch):
         return x * 3.0
     with pytest.warns(UserWarning, match=r"converter failed \(RuntimeError: a bug in the converter\)"):
         assert me.function(f)(me.constant(1.0)).numpy() == 3.0
+
+
+def clipped(x):
+    if x > 1.0:
+        x = me.constant(1.0)
+    return x
+
+
+def test_functions_it_calls_are_converted_too():
+    @me.function
+    def f(x):
+        return clipped(x) * 2.0 + len([x])      # clipped has a tensor `if`; builtins are called as they are
+    assert f(me.constant(3.0)).numpy() == 3.0 and f(me.constant(0.25)).numpy() == 1.5
+    code = me.autograph.to_code(f)
+    assert "ag.call(clipped, x)" in code and "len([x])" in code and "ag.call(len" not in code
+
+    def numbers():
+        yield 1.0
+        yield 2.0
+
+    @me.function
+    def g(x):
+        return x + sum(numbers()) + me.reduce_sum(x)    # a generator is called as it is
+    assert g(me.constant(1.0)).numpy() == 5.0

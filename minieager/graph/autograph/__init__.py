@@ -124,8 +124,10 @@ def convert_for_tracing(f):
         return f
     if isinstance(f, types.MethodType):
         return types.MethodType(convert_for_tracing(f.__func__), f.__self__)
-    if not isinstance(f, types.FunctionType) or f.__name__ == "<lambda>":
-        return f      # a lambda has no statements to convert; other callables are traced as they are
+    if not isinstance(f, types.FunctionType) or f.__name__ == "<lambda>" or \
+            f.__code__.co_filename.startswith(runtime._PACKAGE):
+        return f      # a lambda has no statements to convert; minieager's own functions (Keras' train step)
+        #               are written for graph mode already; other callables are traced as they are
     try:
         tree, filename = _converted_tree(f)
         return _build(f, tree, filename)

@@ -23,9 +23,11 @@ Line numbers are kept, and the code is compiled under the user's file name, so e
 point at the user's lines. ``to_code`` prints the result with a comment for each converted line.
 """
 import ast
+import builtins
 import copy
 
-COMMENT = "__ag_comment__"     # a marker call that to_code turns into a comment (removed before compiling)
+COMMENT = "__ag_comment__"
+BUILTINS = set(dir(builtins))   # print(...), len(...), range(...) are called as they are     # a marker call that to_code turns into a comment (removed before compiling)
 LOOPS = (ast.For, ast.While, ast.AsyncFor)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
           ast.DictComp, ast.GeneratorExp)
@@ -259,6 +261,15 @@ class ControlFlow(ast.NodeTransformer):
         for value in reversed(node.values[:-1]):
             result = _call(_ag(helper), [self._thunk(value), self._thunk(result)])
         return ast.copy_location(result, node)
+
+    def visit_Call(self, node):
+        """``helper(x)`` -> ``ag.call(helper, x)``: a function of yours called by name is converted too (as
+        TF's converted_call does). Calls of attributes (``me.tanh``, ``self.layer``) and builtins stay."""
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id not in BUILTINS and node.func.id != COMMENT:
+            return ast.copy_location(ast.Call(func=_ag("call"), args=[node.func] + node.args,
+                                              keywords=node.keywords), node)
+        return node
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)

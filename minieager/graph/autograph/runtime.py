@@ -8,6 +8,10 @@ the code runs, whether a statement stays Python or becomes graph control flow, e
 
 Branches and loop bodies are functions of the variables they change: ``if_true_5(y) -> (y,)``.
 """
+import os
+import types
+import weakref
+
 import numpy as np
 
 from ... import nest
@@ -53,6 +57,35 @@ def _where(fn):
 def _names(fn):
     code = fn.__code__
     return code.co_varnames[:code.co_argcount]
+
+
+# ---- calls --------------------------------------------------------------------------------------
+_converted = weakref.WeakKeyDictionary()   # a function of the user's -> its converted copy (or itself)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # .../minieager
+
+
+def call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, with ``fn`` converted first if it is a Python function of the user's (not a
+    lambda, not minieager's or a library's), as TF's AutoGraph converts the functions a function calls.
+    A function that cannot be converted is called as it is."""
+    if not isinstance(fn, types.FunctionType) or getattr(fn, "__autograph_do_not_convert__", False):
+        return fn(*args, **kwargs)
+    converted = _converted.get(fn)
+    if converted is None:
+        converted = _converted[fn] = _convert_quietly(fn)
+    return converted(*args, **kwargs)
+
+
+def _convert_quietly(fn):
+    filename = fn.__code__.co_filename
+    if fn.__name__ == "<lambda>" or filename.startswith(_PACKAGE) or "site-packages" in filename \
+            or getattr(fn, "__autograph_converted__", False):
+        return fn
+    from . import to_graph          # (the package imports this module)
+    try:
+        return to_graph(fn)
+    except Exception:               # no source, a generator, `nonlocal` ...: called as it is, as TF does
+        return fn
 
 
 # ---- and, or, not -------------------------------------------------------------------------------
