@@ -440,3 +440,25 @@ def test_functions_it_calls_are_converted_too():
     def g(x):
         return x + sum(numbers()) + me.reduce_sum(x)    # a generator is called as it is
     assert g(me.constant(1.0)).numpy() == 5.0
+
+
+def test_loop_variables_may_be_tuples_and_lists():
+    @me.function
+    def fib(n):
+        pair = (me.constant(0), me.constant(1))
+        history = [me.constant(0.0)]
+        for _ in me.range(n):
+            pair = (pair[1], pair[0] + pair[1])
+            history = [history[0] + 1.0]
+        return pair[0], history[0]
+    a, count = fib(me.constant(10))
+    assert a.numpy() == 55 and count.numpy() == 10.0
+
+    @me.function
+    def reshaped(n):
+        state = (me.constant(0.0), me.constant(1))
+        for _ in me.range(n):
+            state = me.constant(1.0)
+        return state
+    with pytest.raises(TypeError, match="'state' is a tuple of 2 before the loop, but a tensor float32"):
+        reshaped(me.constant(3))

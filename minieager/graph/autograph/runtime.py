@@ -292,48 +292,69 @@ def _tensor_for(iterable, body, values, extra_test):
 
 
 def _graph_loop(test, body, values, body_for_names=None):
-    """One me.while_loop; every loop variable is checked and named in errors (TF's checks)."""
+    """One me.while_loop. A loop variable may be a tensor, a Python number (made a tensor) or a list,
+    tuple or dict of them (``state = (h, c)``); each is checked and named in errors (TF's checks)."""
     names_of = body_for_names or body
     names = _names(names_of)
     names = names[1:] if body_for_names is not None else names      # (the for loop's own item)
     offset = len(values) - len(names)                              # the for loop's counter comes first
-    loop_vars = []
-    for i, v in enumerate(values):
-        name = names[i - offset] if i >= offset else "loop counter"
+    where = _where(names_of)
+    labels = ["loop counter"] * offset + list(names)
+    structures, flat = [], []
+    for name, v in zip(labels, values):
         if isinstance(v, Undefined):
             raise ValueError(
-                f"{_where(names_of)}: '{name}' is assigned in the loop and used after it, but has no value "
-                f"before the loop: a graph loop needs each loop variable's shape and dtype before it starts. "
-                f"Give '{name}' a value before the loop (e.g. {name} = me.zeros(...)).")
-        if isinstance(v, (bool, int, float, np.ndarray, np.generic)):
-            v = convert_to_tensor(v)
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{_where(names_of)}: '{name}' is a {type(v).__name__} ({v!r}), changed by a loop "
-                            f"whose condition is a tensor: a graph loop can carry only tensors. Make it a tensor.")
-        loop_vars.append(v)
+                f"{where}: '{name}' is assigned in the loop and used after it, but has no value before the "
+                f"loop: a graph loop needs each loop variable's shape and dtype before it starts. Give "
+                f"'{name}' a value before the loop (e.g. {name} = me.zeros(...)).")
+        leaves = []
+        for leaf in nest.flatten(v):
+            if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
+                leaf = convert_to_tensor(leaf)
+            if not isinstance(leaf, Tensor):
+                raise TypeError(f"{where}: '{name}' is {_describe(v)}, changed by a loop whose condition is a "
+                                f"tensor: a graph loop can carry only tensors (or lists, tuples, dicts of them). "
+                                f"Make it a tensor.")
+            leaves.append(leaf)
+        structures.append(nest.pack_sequence_as(v, leaves) if isinstance(v, (list, tuple, dict)) else leaves[0])
+        flat.extend(leaves)
 
-    def checked_body(*vs):
-        out = body(*vs)
+    def unflatten(flat_values):
+        it = iter(flat_values)
+        return [nest.pack_sequence_as(st, [next(it) for _ in nest.flatten(st)]) for st in structures]
+
+    def checked_body(*flat_values):
+        before_values = unflatten(flat_values)
+        out = body(*before_values)
         fixed = []
-        for i, (before, after) in enumerate(zip(vs, out)):
-            name = names[i - offset] if i >= offset else "loop counter"
-            if isinstance(after, (bool, int, float)) and not isinstance(after, Tensor):
-                after = convert_to_tensor(after, dtype=before.dtype)
-            if not isinstance(after, Tensor):
-                raise TypeError(f"{_where(names_of)}: '{name}' becomes {_describe(after)} in the loop, but a "
-                                f"graph loop variable must stay a tensor.")
-            if after.dtype is not before.dtype:
-                raise TypeError(f"{_where(names_of)}: '{name}' has dtype {before.dtype.name} before the loop, but "
-                                f"dtype {after.dtype.name} after one iteration. Give it the loop's dtype before the "
-                                f"loop (e.g. {name} = me.constant(0.0) for a float).")
-            if tuple(after.shape) != tuple(before.shape):
-                raise ValueError(f"{_where(names_of)}: '{name}' has shape {tuple(before.shape)} before the loop, "
-                                 f"but shape {tuple(after.shape)} after one iteration: minieager's graphs have "
-                                 f"static shapes, so a loop variable keeps its shape.")
-            fixed.append(after)
+        for name, before, after in zip(labels, before_values, out):
+            if _structure(after) != _structure(before):
+                raise TypeError(f"{where}: '{name}' is {_describe(before)} before the loop, but {_describe(after)} "
+                                f"after one iteration: a loop variable keeps its structure.")
+            for b, a in zip(nest.flatten(before), nest.flatten(after)):
+                fixed.append(_same_kind(where, name, b, a))
         return fixed
 
-    return tuple(while_loop(lambda *vs: test(*vs), checked_body, loop_vars))
+    result = while_loop(lambda *flat_values: test(*unflatten(flat_values)), checked_body, flat)
+    return tuple(unflatten(result if isinstance(result, (list, tuple)) else [result]))
+
+
+def _same_kind(where, name, before, after):
+    """``after`` (one leaf of a loop variable after the body) as a tensor of ``before``'s dtype and shape."""
+    if isinstance(after, (bool, int, float)) and not isinstance(after, Tensor):
+        after = convert_to_tensor(after, dtype=before.dtype)
+    if not isinstance(after, Tensor):
+        raise TypeError(f"{where}: '{name}' becomes {_describe(after)} in the loop, but a graph loop variable "
+                        f"must stay a tensor.")
+    if after.dtype is not before.dtype:
+        raise TypeError(f"{where}: '{name}' has dtype {before.dtype.name} before the loop, but dtype "
+                        f"{after.dtype.name} after one iteration. Give it the loop's dtype before the loop "
+                        f"(e.g. {name} = me.constant(0.0) for a float).")
+    if _shape(after) != _shape(before):
+        raise ValueError(f"{where}: '{name}' has shape {_shape(before)} before the loop, but shape {_shape(after)} "
+                         f"after one iteration: minieager's graphs have static shapes, so a loop variable keeps "
+                         f"its shape.")
+    return after
 
 
 def stay_python(value, line, reason, iterable=False):
