@@ -388,9 +388,10 @@ def load(export_dir):
     functions = {key: RestoredFunction(entry["name"], [reader.concrete(c) for c in entry["concrete"]])
                  for key, entry in document["functions"].items()}
     objects = {}
-    root = _build(document["object"], functions, variables, objects, "obj") if document["object"] else Loaded()
-    if not isinstance(root, Loaded):
-        root = Loaded()
+    built = _build(document["object"], functions, variables, objects, "obj")
+    root = built if isinstance(built, Loaded) else Loaded()
+    if isinstance(built, RestoredFunction):      # me.saved_model.save(some_function, path): loaded(...) calls it
+        root.__call__ = built
     root.signatures = {name: SignatureFunction(name, functions[s["function"]].concrete_functions[s["trace"]])
                        for name, s in document["signatures"].items()}
     root._all_variables = list(variables.values())

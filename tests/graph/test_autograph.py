@@ -462,3 +462,13 @@ def test_loop_variables_may_be_tuples_and_lists():
         return state
     with pytest.raises(TypeError, match="'state' is a tuple of 2 before the loop, but a tensor float32"):
         reshaped(me.constant(3))
+
+
+def test_a_bound_method_is_converted():
+    class Gate:
+        def open(self, x):
+            if x > 0:
+                return x
+            return me.zeros_like(x)
+    gate = me.function(Gate().open)
+    assert gate(me.constant(2.0)).numpy() == 2.0 and gate(me.constant(-2.0)).numpy() == 0.0

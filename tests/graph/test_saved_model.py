@@ -189,3 +189,13 @@ def test_traced_functions_without_signature_and_explicit_signatures(tmp_path):
     assert loaded.f(me.constant(2.0)).numpy() == 12.0
     assert loaded.f(me.constant([1.0, 2.0])).numpy().tolist() == [3.0, 12.0]
     assert loaded.signatures["square"](x=me.constant(1.0))["output_0"].numpy() == 3.0
+
+
+def test_a_function_alone_can_be_saved(tmp_path):
+    @me.function(input_signature=[me.TensorSpec([2], me.float32)])
+    def double(x):
+        return x * 2.0
+    me.saved_model.save(double, str(tmp_path / "double"))
+    loaded = me.saved_model.load(str(tmp_path / "double"))
+    assert loaded(me.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+    assert loaded.signatures == {} and loaded.variables == []
