@@ -21,7 +21,7 @@ from .engine.tensor import Tensor, TensorShape  # noqa: E402,F401
 from .ops import random  # noqa: E402,F401
 from .ops.clip import clip_by_global_norm, clip_by_norm, global_norm  # noqa: E402,F401
 from .ops.creation import (  # noqa: E402,F401
-    constant, convert_to_tensor, eye, fill, is_tensor, linspace, ones, ones_like, range, zeros, zeros_like)
+    constant, eye, fill, is_tensor, linspace, ones, ones_like, range, zeros, zeros_like)
 from .ops.elementwise import (  # noqa: E402,F401
     abs, add, add_n, cast, clip_by_value, cos, divide, equal, exp, expm1, floor, floordiv, floormod, greater,
     greater_equal, is_finite, is_nan, isfinite, isnan, leaky_relu, less, less_equal, log, log1p, logical_and,
@@ -55,7 +55,7 @@ from .autodiff.functional import (  # noqa: E402,F401  (the names of TF's eager 
 from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
-from .autodiff.variable import Variable  # noqa: E402,F401
+from .autodiff.variable import Variable, read_as_tensor as convert_to_tensor  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
 from . import config, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401

@@ -44,3 +44,7 @@ class DataLossError(MinieagerError, OSError):
 class OperatorNotAllowedInGraphError(MinieagerError, TypeError):
     """A Python operation that needs a tensor's value (``if t:``, ``t.numpy()``) was used on a
     symbolic tensor while ``me.function`` traced a function (see minieager/graph)."""
+
+
+class OutOfRangeError(MinieagerError, IndexError):
+    """An iterator has no more elements (TF's ``tf.errors.OutOfRangeError``, "End of sequence")."""

@@ -18,9 +18,10 @@ import itertools
 import numpy as np
 
 from .. import nest
-from ..engine import dtypes
+from ..engine import dtypes, recording
 from ..engine.device import current_device
-from ..errors import InvalidArgumentError
+from ..engine.spec import TensorSpec
+from ..errors import InvalidArgumentError, OutOfRangeError
 from ..engine.tensor import Tensor, place
 from ..ops import random as _random
 from ..ops.creation import constant
@@ -57,18 +58,62 @@ def _call_with_element(fn, element):
 
 
 class _Iterator:
-    """What ``iter(dataset)`` returns: yields Tensors (also as ``.next()``, for TF 1 code)."""
+    """What ``iter(dataset)`` returns: yields Tensors (also as ``.next()``, for TF 1 code).
+
+    ``next(it)`` inside ``me.function`` on an iterator made outside it must give the next element on
+    every call of the function, not the one seen while tracing (TF: 1, 2, 3). So the trace records a
+    ``py_function`` node that advances the iterator each time the graph runs; the element the trace
+    looked at (for its dtypes and shapes) is kept and is what the first run returns. An iterator made
+    inside the traced function (``for x in dataset:``) is unrolled as the trace runs, as before.
+    """
 
     def __init__(self, elements):
         self._elements = elements
+        self._made_in_trace = bool(recording.tracers)
+        self._peeked = []          # the element a trace looked at, not yet returned by a run
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return _to_tensors(next(self._elements))
+        if recording.tracers and not self._made_in_trace:
+            return self._traced_next()
+        return _to_tensors(self._next_arrays())
 
     next = __next__
+
+    def get_next(self):
+        """TF's ``iterator.get_next()``: the same as ``next(iterator)``."""
+        return next(self)
+
+    def _next_arrays(self):
+        return self._peeked.pop() if self._peeked else next(self._elements)
+
+    def _traced_next(self):
+        from ..graph.effects import py_function   # the graph layer sits below data; imported on first use
+        if not self._peeked:
+            self._peeked.append(next(self._elements))    # StopIteration here ends a traced loop, as eagerly
+        structure = self._peeked[0]
+        specs = [TensorSpec(np.shape(a), dtypes.from_numpy(np.asarray(a).dtype)) for a in nest.flatten(structure)]
+
+        def advance():
+            try:
+                arrays = nest.flatten(self._next_arrays())
+            except StopIteration:
+                raise OutOfRangeError("next(iterator) inside me.function: the dataset has no more elements "
+                                      "(End of sequence). Catch me.errors.OutOfRangeError, or take as many "
+                                      "elements as the dataset has.") from None
+            for array, spec in zip(arrays, specs):
+                if np.shape(array) != spec.shape:
+                    raise InvalidArgumentError(
+                        f"next(iterator) inside me.function: this element has shape {np.shape(array)}, but the "
+                        f"function was traced for shape {spec.shape}. Make every element the same shape (e.g. "
+                        f"batch(..., drop_remainder=True)), or call next() outside the function.")
+            return arrays
+
+        outputs = py_function(advance, [], specs)
+        outputs = outputs if isinstance(outputs, list) else [outputs]    # one component: one tensor
+        return nest.pack_sequence_as(structure, outputs)
 
 
 # ---- the base class --------------------------------------------------------------------
