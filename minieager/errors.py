@@ -48,3 +48,14 @@ class OperatorNotAllowedInGraphError(MinieagerError, TypeError):
 
 class OutOfRangeError(MinieagerError, IndexError):
     """An iterator has no more elements (TF's ``tf.errors.OutOfRangeError``, "End of sequence")."""
+
+
+class ResourceExhaustedError(MinieagerError, MemoryError):
+    """An op's result does not fit in memory (TF's ``tf.errors.ResourceExhaustedError``, "OOM")."""
+
+
+def out_of_memory(op_name, err):
+    """The error for an op whose result NumPy (or the GPU) could not allocate: it names the op."""
+    return ResourceExhaustedError(
+        f"{op_name}: not enough memory for the result ({err}). Check the shape and sizes you passed: a size "
+        f"such as 2**40 asks for terabytes.")

@@ -5,11 +5,12 @@ wraps the result in a new Tensor, and, only when a GradientTape is open, hands t
 the tape so that it can be played backwards later. Everything the public op set offers
 (``me.add``, ``me.reduce_mean``, ``me.conv2d`` ...) is either an Op or a composition of Ops.
 """
+import functools
 from types import MappingProxyType
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, ResourceExhaustedError, out_of_memory
 from ..kernels.registry import get_kernel
 from . import recording
 from .device import CPU
@@ -68,19 +69,22 @@ class Op:
             return tracers[-1].call(self, inputs, attrs)
         device = inputs[0]._device
         kernel = self._kernels.get(device) or self._load_kernel(device)
-        if attrs:                                    # axis=, strides= ...
-            if len(inputs) == 1:
-                result = kernel(inputs[0]._value, **attrs)
+        try:                                         # (free in Python 3.11 unless it raises)
+            if attrs:                                # axis=, strides= ...
+                if len(inputs) == 1:
+                    result = kernel(inputs[0]._value, **attrs)
+                else:
+                    self._check_devices(inputs, device)
+                    result = kernel(*[t._value for t in inputs], **attrs)
+            elif len(inputs) == 2 and inputs[1]._device == device:
+                result = kernel(inputs[0]._value, inputs[1]._value)
+            elif len(inputs) == 1:
+                result = kernel(inputs[0]._value)
             else:
                 self._check_devices(inputs, device)
-                result = kernel(*[t._value for t in inputs], **attrs)
-        elif len(inputs) == 2 and inputs[1]._device == device:
-            result = kernel(inputs[0]._value, inputs[1]._value)
-        elif len(inputs) == 1:
-            result = kernel(inputs[0]._value)
-        else:
-            self._check_devices(inputs, device)
-            result = kernel(*[t._value for t in inputs])
+                result = kernel(*[t._value for t in inputs])
+        except MemoryError as err:                   # NumPy's bare "Unable to allocate": say which op
+            raise out_of_memory(self.name, err) from None
         if self.num_outputs == 1:
             output = wrap(result, device)
             if observers:                    # a GradientTape (or a variable watcher) is open:
@@ -156,12 +160,31 @@ class EffectOp(Op):
         if tracers:
             return tracers[-1].effect(self, inputs, attrs)
         kernel = self._kernels.get(CPU) or self._load_kernel(CPU)
-        result = kernel(*[t._value for t in inputs], **attrs)
+        try:
+            result = kernel(*[t._value for t in inputs], **attrs)
+        except MemoryError as err:
+            raise out_of_memory(self.name, err) from None
         if result is None:
             return None
         if self.num_outputs == 1:
             return wrap(result)
         return tuple(wrap(r) for r in result)
+
+
+def names_memory_errors(op_name):
+    """Decorate a function that allocates its result directly (``zeros``, ``fill`` ...), not through an Op,
+    so that running out of memory raises a ResourceExhaustedError naming ``op_name``, as Ops do."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except MemoryError as err:
+                if isinstance(err, ResourceExhaustedError):
+                    raise
+                raise out_of_memory(op_name, err) from None
+        return wrapper
+    return decorate
 
 
 def _check_numerics(name, outputs):

@@ -10,11 +10,13 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.convert import checked_array, fit
 from ..engine.device import current_device, to_host
+from ..engine.op import names_memory_errors
 from ..engine.tensor import Tensor, place
 from ..errors import InvalidArgumentError
 from . import _args
 
 
+@names_memory_errors("constant")
 def constant(value, dtype=None, shape=None, name=None):
     """A tensor holding ``value``; ``shape`` reshapes it or fills it from a scalar."""
     array = checked_array(value, dtype, "constant")
@@ -52,28 +54,33 @@ def _shape_tuple(shape, op):
     return _args.integers([shape] if isinstance(shape, (int, np.integer)) else shape, op, "shape", minimum=0)
 
 
+@names_memory_errors("zeros")
 def zeros(shape, dtype=dtypes.float32, name=None):
     dtype = _args.dtype(dtype, "zeros")
     return place(np.zeros(_shape_tuple(shape, "zeros"), dtype.np_dtype), current_device())
 
 
+@names_memory_errors("ones")
 def ones(shape, dtype=dtypes.float32, name=None):
     dtype = _args.dtype(dtype, "ones")
     return place(np.ones(_shape_tuple(shape, "ones"), dtype.np_dtype), current_device())
 
 
+@names_memory_errors("zeros_like")
 def zeros_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else _args.dtype(dtype, "zeros_like")
     return place(np.zeros(x._value.shape, dtype.np_dtype), x._device)   # on x's device, as its ops are
 
 
+@names_memory_errors("ones_like")
 def ones_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else _args.dtype(dtype, "ones_like")
     return place(np.ones(x._value.shape, dtype.np_dtype), x._device)
 
 
+@names_memory_errors("fill")
 def fill(dims, value, name=None):
     value = convert_to_tensor(value)
     if value.ndim != 0:
@@ -82,12 +89,14 @@ def fill(dims, value, name=None):
                  current_device())
 
 
+@names_memory_errors("eye")
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
     num_rows = _args.integer(num_rows, "eye", "num_rows", minimum=0)
     num_columns = num_rows if num_columns is None else _args.integer(num_columns, "eye", "num_columns", minimum=0)
     return place(np.eye(num_rows, num_columns, dtype=_args.dtype(dtype, "eye").np_dtype), current_device())
 
 
+@names_memory_errors("range")
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF's name)
     """``me.range(5)`` -> [0 1 2 3 4]; like Python's range, but floats work too."""
     if limit is None:
@@ -106,6 +115,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF'
     return place(fit(np.arange(*values), dtype, "range"), current_device())   # ints: never wrapped
 
 
+@names_memory_errors("linspace")
 def linspace(start, stop, num, name=None):
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     if not start.dtype.is_floating:
