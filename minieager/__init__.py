@@ -7,6 +7,8 @@
 The public names mirror TensorFlow's eager API (``tf.`` becomes ``me.``). See
 docs/architecture.md for how the pieces fit together.
 """
+import sys as _sys
+
 from . import machine
 
 machine.configure_environment()   # thread counts and numba's cache folder, before numba is imported
@@ -44,6 +46,7 @@ from .ops.shape import (  # noqa: E402,F401
 from .ops.array import meshgrid, repeat, reverse, roll, sequence_mask, slice  # noqa: E402,F401
 from .ops.indexing import tensor_scatter_nd_add, tensor_scatter_nd_update  # noqa: E402,F401
 from .ops.map_fn import map_fn  # noqa: E402,F401
+from .ops.tensor_array import TensorArray  # noqa: E402,F401
 from .ops.reductions import cumprod  # noqa: E402,F401
 from .ops.shape import identity_n  # noqa: E402,F401
 from .ops.sorting import searchsorted  # noqa: E402,F401
@@ -57,7 +60,7 @@ from .autodiff.functional import (  # noqa: E402,F401
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable, read_as_tensor as convert_to_tensor  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
-from . import config, test  # noqa: E402,F401
+from . import config, dtypes, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401
@@ -69,7 +72,7 @@ from .engine.spec import TensorSpec  # noqa: E402,F401
 from .graph.function import ConcreteFunction, Function, function  # noqa: E402,F401
 from .graph.control_flow import cond, while_loop  # noqa: E402,F401
 from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
-from .graph import compat  # noqa: E402,F401
+from . import compat, contrib  # noqa: E402,F401
 from .graph.symbolic import get_static_value  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.
@@ -94,6 +97,8 @@ def _tape_debugger(tape, **options):
 
 # The widgets sit above every other layer, so the tape's shortcut to them is installed from here.
 GradientTape.debugger = _tape_debugger
+# `import minieager.compat.v1 as tf` offers every minieager name too (tf.constant): the package hands itself over.
+compat.v1._fallback = _sys.modules[__name__]
 
 
 def __getattr__(name):

@@ -117,11 +117,19 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF'
 
 @names_memory_errors("linspace")
 def linspace(start, stop, num, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (both included). Integer ends give float64, as
+    TF's ``linspace(-2, 2, 5)``; a float end gives its dtype (a Python float: float32)."""
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    if not start.dtype.is_floating:
-        raise InvalidArgumentError(f"linspace: start and stop must be floats, got {start.dtype.name}.")
+    for t in (start, stop):
+        if not (t.dtype.is_floating or t.dtype.is_integer) or t.ndim != 0:
+            raise InvalidArgumentError(
+                f"linspace: start and stop must be number scalars, got {t.dtype.name} of shape {tuple(t.shape)}.")
+    floats = [t.dtype for t in (start, stop) if t.dtype.is_floating]
+    if len(set(floats)) > 1:
+        raise InvalidArgumentError(f"linspace: start is {start.dtype.name} but stop is {stop.dtype.name}; cast one.")
+    dtype = floats[0] if floats else dtypes.float64
     num = _args.integer(num, "linspace", "num", minimum=0)
-    return place(np.linspace(to_host(start._value), to_host(stop._value), num, dtype=start.dtype.np_dtype),
+    return place(np.linspace(to_host(start._value), to_host(stop._value), num, dtype=dtype.np_dtype),
                  current_device())
 
 
