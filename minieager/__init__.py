@@ -75,6 +75,8 @@ from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
 from . import compat, contrib  # noqa: E402,F401
 from .graph.symbolic import get_static_value  # noqa: E402,F401
 
+half, double = float16, float64     # TF's other names for them
+
 # TF 1 spellings used by the guide.
 random_normal, random_uniform = random.normal, random.uniform
 set_random_seed = random.set_seed

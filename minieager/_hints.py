@@ -45,7 +45,6 @@ HINTS = {
         "top_k": "TF 2 has it as tf.math.top_k (and tf.nn.top_k): use me.math.top_k(x, k).",
         "bfloat16": _NO_DTYPE, "complex64": _NO_DTYPE, "complex128": _NO_DTYPE, "int8": _NO_DTYPE,
         "int16": _NO_DTYPE, "uint16": _NO_DTYPE, "uint32": _NO_DTYPE, "uint64": _NO_DTYPE,
-        "half": _NO_DTYPE, "double": _NO_DTYPE,
     },
     "minieager.nn": {
         "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "rnn_cell": _RNN, "dynamic_rnn": _RNN,
