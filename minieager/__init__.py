@@ -18,9 +18,9 @@ from . import errors  # noqa: E402,F401
 from .engine import recording as _recording  # noqa: E402
 from .engine.device import device  # noqa: E402,F401
 from .engine.dtypes import (  # noqa: E402,F401
-    DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, uint8)
+    DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, string, uint8)
 from .engine.tensor import Tensor, TensorShape  # noqa: E402,F401
-from .ops import random  # noqa: E402,F401
+from .ops import random, strings  # noqa: E402,F401
 from .ops.clip import clip_by_global_norm, clip_by_norm, global_norm  # noqa: E402,F401
 from .ops.creation import (  # noqa: E402,F401
     constant, eye, fill, is_tensor, linspace, ones, ones_like, range, zeros, zeros_like)

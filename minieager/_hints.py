@@ -11,7 +11,8 @@ import sys
 _PUBLIC = {"minieager": "me", "minieager.nn": "me.nn", "minieager.nn.layers": "me.layers",
            "minieager.keras": "me.keras", "minieager.nn.optimizers": "me.optimizers",
            "minieager.nn.losses": "me.losses", "minieager.nn.metrics": "me.metrics", "minieager.math": "me.math",
-           "minieager.linalg": "me.linalg"}
+           "minieager.linalg": "me.linalg", "minieager.ops.strings": "me.strings", "minieager.data": "me.data",
+           "minieager.data.dataset": "me.data.Dataset"}
 
 _RNN = ("minieager has no recurrent layers. Eager execution runs a Python loop as it is, so write the "
         "recurrence over the time steps yourself, e.g. h = me.tanh(me.matmul(x[:, t], W) + me.matmul(h, U) + b) "
@@ -32,8 +33,6 @@ HINTS = {
         "sparse": "minieager has no sparse tensors: use a dense tensor with me.scatter_nd / me.gather_nd.",
         "RaggedTensor": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
         "ragged": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
-        "string": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
-        "strings": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
         "Module": "Subclass me.keras.layers.Layer (or me.Model): it tracks variables and sublayers as tf.Module does.",
         "saved_model": "Save variables with me.train.Checkpoint (or model.save_weights); the model's code is its "
                        "architecture.",

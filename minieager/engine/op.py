@@ -10,9 +10,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, ResourceExhaustedError, out_of_memory
+from ..errors import DTypeError, InvalidArgumentError, ResourceExhaustedError, out_of_memory
 from ..kernels.registry import get_kernel
 from . import recording
+from .dtypes import string as _STRING
 from .device import CPU
 from .recording import observers, tracers  # lists that are only ever mutated, so these names stay valid
 from .tensor import wrap
@@ -35,11 +36,16 @@ class Op:
     selective ``vjp`` also takes ``needs``, one bool per input, and returns None where it is
               False: for ops whose input gradients cost as much as the op itself (matmul,
               conv2d), so that the gradient of a constant input (the data) is never computed
+    strings   whether the op takes string tensors: only ops that move, pick or compare elements
+              (reshape, getitem, concat ...) and me.strings' ops do; any other op gets a clear error
+              before its kernel (a numba loop cannot take Python bytes objects; a NumPy one would
+              silently concatenate them in a sum)
     """
 
-    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "_kernels")
+    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "strings", "_kernels")
 
-    def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1, selective=False):
+    def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1, selective=False,
+                 strings=False):
         self.name = name
         self.inputs = tuple(inputs)
         self.formula = formula or f"{name}({', '.join(self.inputs)})"
@@ -47,6 +53,7 @@ class Op:
         self.vjp = vjp
         self.num_outputs = num_outputs
         self.selective = selective
+        self.strings = strings   # whether string tensors may reach its kernel (see string_error)
         self._kernels = {}   # device name -> kernel, so a call does one dict lookup
 
     @property
@@ -68,6 +75,8 @@ class Op:
         if tracers:                                  # me.function is tracing: record, do not run
             return tracers[-1].call(self, inputs, attrs)
         device = inputs[0]._device
+        if inputs[0]._dtype is _STRING and not self.strings:
+            raise string_error(self.name)
         kernel = self._kernels.get(device) or self._load_kernel(device)
         try:                                         # (free in Python 3.11 unless it raises)
             if attrs:                                # axis=, strides= ...
@@ -108,7 +117,7 @@ class Op:
         a plain method call costs less than ``op(a, b)``, which packs ``*inputs`` and ``**attrs``.
         """
         device = a._device
-        if b._device != device or tracers:
+        if b._device != device or tracers or a._dtype is _STRING:
             return self(a, b)                # __call__ explains the mismatch, or records the call
         kernel = self._kernels.get(device) or self._load_kernel(device)
         output = wrap(kernel(a._value, b._value), device)
@@ -169,6 +178,14 @@ class EffectOp(Op):
         if self.num_outputs == 1:
             return wrap(result)
         return tuple(wrap(r) for r in result)
+
+
+def string_error(op_name):
+    """The error for a string tensor given to an op that takes numbers."""
+    return DTypeError(
+        f"{op_name}: string tensors are not numbers, and {op_name} takes numbers. Strings go through the ops "
+        f"that move or compare elements (==, indexing, reshape, concat, gather ...) and me.strings "
+        f"(length, to_number, join ...); me.strings.to_number(s) makes numbers from them.")
 
 
 def names_memory_errors(op_name):

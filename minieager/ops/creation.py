@@ -11,7 +11,7 @@ from ..engine import dtypes
 from ..engine.convert import checked_array, fit
 from ..engine.device import current_device, to_host
 from ..engine.op import names_memory_errors
-from ..engine.tensor import Tensor, place
+from ..engine.tensor import Tensor, host_or_current_device, place
 from ..errors import InvalidArgumentError
 from . import _args
 
@@ -30,7 +30,7 @@ def constant(value, dtype=None, shape=None, name=None):
             raise InvalidArgumentError(
                 f"constant: {array.size} values cannot fill shape {shape} "
                 f"({math.prod(shape)} elements).")
-    return place(np.asarray(array, order="C"), current_device())
+    return place(np.asarray(array, order="C"), host_or_current_device(array))
 
 
 def convert_to_tensor(value, dtype=None, name=None):

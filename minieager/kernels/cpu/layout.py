@@ -53,7 +53,7 @@ def pad(x, paddings, constant_values):
 
 @register_kernel("getitem")
 def getitem(x, index):
-    return np.asarray(x[index], order="C")
+    return np.asarray(x[index], dtype=x.dtype, order="C")   # (a string's element is bytes: keep it an object array)
 
 
 def _added_at(out, index, values):
