@@ -93,3 +93,15 @@ def missing(module_name, name):
         if close:
             hint = "Did you mean " + " or ".join(f"{public}.{n}" for n in close) + "?"
     return AttributeError(f"{message} {hint}" if hint else message)
+
+
+def missing_member(public, cls, name, hints=None):
+    """The AttributeError for ``obj.name`` on an instance of ``cls`` (``public``, e.g. "me.data.Dataset"): a
+    hint from ``hints``, or the nearest names the class has, as ``missing`` does for modules."""
+    message = f"'{public}' object has no attribute '{name}'."
+    hint = (hints or {}).get(name)
+    if hint is None and not name.startswith("_"):
+        close = difflib.get_close_matches(name, [n for n in dir(cls) if not n.startswith("_")], n=3, cutoff=0.75)
+        if close:
+            hint = "Did you mean " + " or ".join(f".{n}" for n in close) + "?"
+    return AttributeError(f"{message} {hint}" if hint else message)

@@ -14,6 +14,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.convert import to_array
 from ..engine.device import CPU
+from ..engine.op import string_error
 from ..engine.tensor import Tensor, place, wrap
 from ..errors import DTypeError, InvalidArgumentError
 from .creation import convert_to_tensor
@@ -154,6 +155,8 @@ def check_not_bool(op_name, *tensors):
 
 def check_float(op_name, x):
     if not x._dtype.is_floating:
+        if x._dtype.is_string:
+            raise string_error(op_name)
         raise DTypeError(
             f"{op_name} needs a floating-point tensor, got {x.dtype.name} with shape {tuple(x.shape)}. "
             f"Cast it first: me.cast(x, me.float32).")
