@@ -60,7 +60,7 @@ from .autodiff.functional import (  # noqa: E402,F401
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable, read_as_tensor as convert_to_tensor  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
-from . import config, dtypes, test  # noqa: E402,F401
+from . import config, dtypes, io, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401

@@ -148,6 +148,42 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
     return _per_string(t, one, "unicode_decode")
 
 
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
+    """Each string cut into its characters, each a string of its encoded bytes (a list for a vector)."""
+    t = _strings(input, "unicode_split")
+    encoding = _encoding(input_encoding, "unicode_split")
+
+    def one(s):
+        try:
+            chars = s.decode(encoding, errors)
+        except UnicodeDecodeError as err:
+            raise InvalidArgumentError(f"strings.unicode_split: {s!r:.40} is not valid {input_encoding}: {err.reason}.") from None
+        return constant(np.array([c.encode(encoding) for c in chars], dtype=object).reshape(-1), dtype=dtypes.string)
+    return _per_string(t, one, "unicode_split")
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """``tf.io.decode_raw``: each string's bytes read as numbers of ``out_type`` (a new last axis); every
+    string must have the same length, a multiple of the dtype's size."""
+    t = _strings(input_bytes, "decode_raw", "input_bytes")
+    out = dtypes.as_dtype(out_type)
+    if out.is_string:
+        raise InvalidArgumentError("io.decode_raw: out_type must be a number dtype.")
+    width = out.np_dtype.itemsize
+    lengths = {len(s) for s in t._value.reshape(-1)}
+    if fixed_length is not None:
+        lengths = {int(fixed_length)}
+    if len(lengths) > 1 or any(n % width for n in lengths):
+        raise InvalidArgumentError(
+            f"io.decode_raw: every string needs the same length, a multiple of {width} bytes for {out.name}; "
+            f"got lengths {sorted(lengths)}.")
+    np_type = out.np_dtype.newbyteorder("<" if little_endian else ">")
+    n = lengths.pop() // width if lengths else 0
+    rows = [np.frombuffer(s[:n * width], dtype=np_type, count=n) for s in t._value.reshape(-1)]
+    array = np.array(rows, dtype=out.np_dtype).reshape(tuple(t.shape) + (n,))
+    return constant(array)
+
+
 def unicode_encode(input, output_encoding, name=None):  # noqa: A002
     """int32 code points (the last axis) as strings: the inverse of ``unicode_decode`` on a 1-D tensor."""
     t = convert_to_tensor(input)

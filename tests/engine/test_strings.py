@@ -141,3 +141,15 @@ def test_format_regex_and_unicode():
 def test_missing_strings_names_get_the_hint():
     with pytest.raises(AttributeError, match="module 'me.strings' has no attribute 'substrr'"):
         me.strings.substrr
+
+
+def test_unicode_split_and_io_decode_raw_as_the_tensor_guide():
+    # TF's guide/tensor: bytes_split and decode_raw of "Duck", unicode_split of a Japanese word.
+    assert me.io.decode_raw(me.constant("Duck"), me.uint8).numpy().tolist() == [68, 117, 99, 107]
+    assert me.io.decode_raw(me.constant(["ab", "cd"]), me.uint8).numpy().tolist() == [[97, 98], [99, 100]]
+    assert me.io.decode_raw(me.constant("abcd"), me.int32).numpy().tolist() == [1684234849]
+    with pytest.raises(InvalidArgumentError, match="io.decode_raw: every string needs the same length"):
+        me.io.decode_raw(me.constant(["a", "bc"]), me.uint8)
+    chars = me.strings.unicode_split(me.constant("アヒル 🦆"), "UTF-8")
+    assert [c.decode() for c in chars.numpy().tolist()] == ["ア", "ヒ", "ル", " ", "🦆"]
+    assert me.strings.unicode_decode(me.constant("🦆"), "UTF-8").numpy().tolist() == [129414]
