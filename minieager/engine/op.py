@@ -72,11 +72,11 @@ class Op:
         # no ``**attrs`` unpacking when there are none. ``into=`` (an operand's array that an
         # elementwise kernel may write its result over, see temporaries.py) travels as an attr;
         # it is only ever given when no tape is open, so no tape records it.
+        if inputs[0]._dtype is _STRING and not self.strings:
+            raise string_error(self.name)
         if tracers:                                  # me.function is tracing: record, do not run
             return tracers[-1].call(self, inputs, attrs)
         device = inputs[0]._device
-        if inputs[0]._dtype is _STRING and not self.strings:
-            raise string_error(self.name)
         kernel = self._kernels.get(device) or self._load_kernel(device)
         try:                                         # (free in Python 3.11 unless it raises)
             if attrs:                                # axis=, strides= ...

@@ -153,3 +153,28 @@ def test_unicode_split_and_io_decode_raw_as_the_tensor_guide():
     chars = me.strings.unicode_split(me.constant("アヒル 🦆"), "UTF-8")
     assert [c.decode() for c in chars.numpy().tolist()] == ["ア", "ヒ", "ル", " ", "🦆"]
     assert me.strings.unicode_decode(me.constant("🦆"), "UTF-8").numpy().tolist() == [129414]
+
+
+def test_string_ops_inside_function_run_on_each_calls_values():
+    @me.function
+    def f(s):
+        return me.strings.length(s) + 1, s == "a", me.strings.to_number(me.strings.regex_replace(s, "[a-z]", "7"))
+
+    n, eq, num = f(me.constant(["a", "bb"]))
+    assert n.numpy().tolist() == [2, 3] and eq.numpy().tolist() == [True, False] and num.numpy().tolist() == [7, 77]
+    n, eq, num = f(me.constant(["ccc", "a"]))             # the same trace, new strings
+    assert n.numpy().tolist() == [4, 2] and num.numpy().tolist() == [777, 7]
+
+    @me.function
+    def parse(s):
+        return me.strings.to_number(s)
+
+    with pytest.raises(InvalidArgumentError, match="could not correctly convert string: b'x'"):
+        parse(me.constant(["x"]))                         # checked when the graph runs
+
+    @me.function
+    def add(s):
+        return s + s
+
+    with pytest.raises(DTypeError, match="add: string tensors are not numbers"):
+        add(me.constant(["a"]))                           # refused while tracing, as eagerly

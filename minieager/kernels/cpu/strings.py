@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 
 
@@ -77,14 +78,21 @@ def reduce_join(x, axis, separator):
 
 
 @register_kernel("string_to_number")
-def string_to_number(x, np_dtype, op_name):
+def string_to_number(x, np_dtype):
+    """Each string parsed as a number; the values are checked here, where they are known (inside
+    me.function only when the graph runs)."""
+    floating = np.dtype(np_dtype).kind == "f"
+    info = None if floating else np.iinfo(np_dtype)
+
     def convert(s):
-        text = s.decode("utf-8", "replace")
         try:
-            return float(text) if np.dtype(np_dtype).kind == "f" else int(text)
+            value = float(s) if floating else int(s)
         except ValueError:
-            # ValueError, not our InvalidArgumentError: the kernel layer imports no error classes
-            raise ValueError(f"{op_name}: StringToNumberOp could not correctly convert string: {text!r}") from None
+            raise InvalidArgumentError(f"strings.to_number: StringToNumberOp could not correctly convert string: "
+                                       f"{s!r:.60} to {np.dtype(np_dtype).name}.") from None
+        if info is not None and not info.min <= value <= info.max:
+            raise InvalidArgumentError(f"strings.to_number: {s!r:.60} is out of range for {np.dtype(np_dtype).name}.")
+        return value
     return _each(convert, x, np_dtype)
 
 
