@@ -24,6 +24,8 @@ _LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, d
 _OPTIMIZERS = "The optimizers are SGD (with momentum=), Adam, RMSprop and Adagrad; subclass me.optimizers.Optimizer for another."
 _LOSSES = ("The losses are MeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy and "
            "SparseCategoricalCrossentropy; any function loss(y_true, y_pred) works with compile and fit too.")
+_TF1_GRAPH = ("TF 1's graph API is me.compat.v1 (Session, placeholder, py_func ...): write "
+              "`import minieager.compat.v1 as tf`, or tf.compat.v1.Session(); in TF 2 code use me.function.")
 _METRICS = "Write it as a subclass of me.metrics.Mean fed per-example values, or compute it after predict."
 
 HINTS = {
@@ -42,6 +44,8 @@ HINTS = {
         "vectorized_map": "Use me.map_fn(fn, elems) (a Python loop over the examples), or write the op for a whole "
                           "batch.",
         "top_k": "TF 2 has it as tf.math.top_k (and tf.nn.top_k): use me.math.top_k(x, k).",
+        "Session": _TF1_GRAPH, "placeholder": _TF1_GRAPH, "global_variables_initializer": _TF1_GRAPH,
+        "get_default_graph": _TF1_GRAPH, "reset_default_graph": _TF1_GRAPH, "py_func": _TF1_GRAPH,
         "bfloat16": _NO_DTYPE, "complex64": _NO_DTYPE, "complex128": _NO_DTYPE, "int8": _NO_DTYPE,
         "int16": _NO_DTYPE, "uint16": _NO_DTYPE, "uint32": _NO_DTYPE, "uint64": _NO_DTYPE,
     },

@@ -184,3 +184,11 @@ def test_tensor_array_in_function_with_python_loop_and_a_clear_error_for_tensor_
 
     with pytest.raises(InvalidArgumentError, match="inside me.function the index must be a Python int"):
         bad(me.constant(1))
+
+
+def test_tf_test_gpu_questions_and_the_tf1_graph_hint():
+    assert me.test.is_gpu_available() == (me.num_gpus() > 0)
+    assert me.test.gpu_device_name() == ("/device:GPU:0" if me.num_gpus() else "")
+    assert isinstance(me.test.is_built_with_cuda(), bool)
+    with pytest.raises(AttributeError, match=r"no attribute 'Session'. TF 1's graph API is me.compat.v1"):
+        me.Session
