@@ -12,7 +12,7 @@ from ..engine.convert import checked_array, fit
 from ..engine.device import current_device, to_host
 from ..engine.op import names_memory_errors
 from ..engine.tensor import Tensor, host_or_current_device, place
-from ..errors import InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 from . import _args
 
 
@@ -55,9 +55,26 @@ def _shape_tuple(shape, op):
 
 
 @names_memory_errors("zeros")
+def _zeros_array(shape, dtype):
+    """Zeros of ``dtype``; for strings the empty string, as TF's ``zeros(..., tf.string)``."""
+    return np.full(shape, b"", dtype=object) if dtype.is_string else np.zeros(shape, dtype.np_dtype)
+
+
+@names_memory_errors("zeros")
+def _zeros_array(shape, dtype):
+    """Zeros of ``dtype``; for strings the empty string, as TF's ``zeros(..., tf.string)``."""
+    return np.full(shape, b"", dtype=object) if dtype.is_string else np.zeros(shape, dtype.np_dtype)
+
+
+def _no_string_ones(dtype, op):
+    if dtype.is_string:
+        raise DTypeError(f"{op}: strings have no 1; make string tensors with me.constant or me.fill.")
+
+
 def zeros(shape, dtype=dtypes.float32, name=None):
-    dtype = _args.dtype(dtype, "zeros")
-    return place(np.zeros(_shape_tuple(shape, "zeros"), dtype.np_dtype), current_device())
+    dtype = _args.dtype(dtype, "zeros", strings=True)
+    array = _zeros_array(_shape_tuple(shape, "zeros"), dtype)
+    return place(array, host_or_current_device(array))
 
 
 @names_memory_errors("ones")
@@ -69,14 +86,16 @@ def ones(shape, dtype=dtypes.float32, name=None):
 @names_memory_errors("zeros_like")
 def zeros_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
-    dtype = x._dtype if dtype is None else _args.dtype(dtype, "zeros_like")
-    return place(np.zeros(x._value.shape, dtype.np_dtype), x._device)   # on x's device, as its ops are
+    dtype = x._dtype if dtype is None else _args.dtype(dtype, "zeros_like", strings=True)
+    return place(_zeros_array(x._value.shape, dtype), x._device)   # on x's device, as its ops are
 
 
 @names_memory_errors("ones_like")
 def ones_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else _args.dtype(dtype, "ones_like")
+    if dtype.is_string:
+        raise DTypeError("ones_like: strings have no 1; make string tensors with me.constant or me.fill.")
     return place(np.ones(x._value.shape, dtype.np_dtype), x._device)
 
 

@@ -178,3 +178,28 @@ def test_string_ops_inside_function_run_on_each_calls_values():
 
     with pytest.raises(DTypeError, match="add: string tensors are not numbers"):
         add(me.constant(["a"]))                           # refused while tracing, as eagerly
+
+
+def test_zeros_of_strings_are_empty_and_number_makers_refuse_the_string_dtype():
+    s = me.constant(["a", "b"])
+    assert me.zeros_like(s).numpy().tolist() == [b"", b""]             # TF: b''
+    assert me.zeros([2], me.string).numpy().tolist() == [b"", b""]
+    assert me.fill([2], "x").numpy().tolist() == [b"x", b"x"]
+    with pytest.raises(DTypeError, match="ones_like: strings have no 1"):
+        me.ones_like(s)
+    for make, name in ((lambda: me.ones([1], me.string), "ones"), (lambda: me.eye(2, dtype=me.string), "eye"),
+                       (lambda: me.one_hot([1], 2, dtype=me.string), "one_hot"),
+                       (lambda: me.cast(me.constant(1), me.string), "cast")):
+        with pytest.raises(DTypeError, match=rf"^{name}: dtype must be a number or bool dtype, got string"):
+            make()
+
+
+def test_a_string_variable_holds_and_assigns_strings():
+    v = me.Variable(["a", "b"])
+    assert v.dtype == me.string
+    v.assign(["c", "d"])
+    assert v.numpy().tolist() == [b"c", b"d"]
+    with me.GradientTape() as tape:
+        y = v == "c"
+    assert tape.watched_variables() == ()                 # strings are never watched
+    assert y.numpy().tolist() == [True, False]
