@@ -228,6 +228,19 @@ class Dataset:
         """This dataset's elements, then ``dataset``'s."""
         return _Concatenate(self, dataset)
 
+    def flat_map(self, map_func):
+        """The elements of the datasets ``map_func(element)`` returns, one dataset after the other."""
+        return _FlatMap(self, map_func)
+
+    def shard(self, num_shards, index):
+        """Every ``num_shards``-th element, starting at ``index``."""
+        num_shards, index = int(num_shards), int(index)
+        if num_shards < 1 or not 0 <= index < num_shards:
+            raise InvalidArgumentError(f"shard: need num_shards >= 1 and 0 <= index < num_shards, got {num_shards} "
+                                       f"and {index}.")
+        return _Enumerate(self, 0).filter(lambda i, *element: i % num_shards == index).map(
+            lambda i, *element: element[0] if len(element) == 1 else element)
+
     def apply(self, transformation_func):
         """``transformation_func(self)``: a whole-dataset transformation written as a function."""
         return transformation_func(self)
@@ -259,7 +272,7 @@ class Dataset:
         if name.startswith("__"):
             raise AttributeError(name)
         from .._hints import missing_member
-        raise missing_member("me.data.Dataset", Dataset, name)
+        raise missing_member("me.data.Dataset", Dataset, name, _MISSING)
 
     def __len__(self):
         n = self._cardinality()
@@ -280,6 +293,17 @@ class Dataset:
 
     def _cardinality(self):
         raise NotImplementedError
+
+
+_WRITE_IT = "Write it as a Python generator over the dataset and wrap it with Dataset.from_generator."
+_MISSING = {   # what to use instead of a tf.data method minieager lacks
+    "interleave": "Use flat_map (it reads the inner datasets one after the other, as interleave with cycle_length=1).",
+    "window": _WRITE_IT, "group_by_window": _WRITE_IT, "bucket_by_sequence_length": "Use padded_batch. " + _WRITE_IT,
+    "rejection_resample": _WRITE_IT, "scan": _WRITE_IT,
+    "snapshot": "Use cache(): it keeps the first pass in memory.",
+    "save": "Save the arrays with NumPy (np.save) and load them with Dataset.from_tensor_slices.",
+    "with_options": "Dataset options change nothing in minieager's one-thread pipelines; leave the call out.",
+}
 
 
 # ---- sources ---------------------------------------------------------------------------
@@ -592,6 +616,21 @@ class _Enumerate(Dataset):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+
+class _FlatMap(Dataset):
+    def __init__(self, input_dataset, fn):
+        self._input, self._fn = input_dataset, fn
+
+    def _elements(self):
+        for element in self._input._elements():
+            inner = _call_with_element(self._fn, element)
+            if not isinstance(inner, Dataset):
+                raise TypeError(f"flat_map: the function must return a Dataset, got {type(inner).__name__}.")
+            yield from inner._elements()
+
+    def _cardinality(self):
+        return UNKNOWN
 
 
 class _Concatenate(Dataset):

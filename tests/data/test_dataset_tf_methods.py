@@ -114,3 +114,16 @@ def test_missing_dataset_methods_get_the_hint_not_a_private_class_name():
     with pytest.raises(AttributeError, match="'me.data.Dataset' object has no attribute 'window'"):
         ds.window(2)
     assert not hasattr(ds, "window")
+
+
+def test_flat_map_shard_and_hints_for_the_rest():
+    assert list(D.range(3).flat_map(lambda x: D.range(x)).as_numpy_iterator()) == [0, 0, 1]     # TF's order
+    assert list(D.range(7).shard(3, 1).as_numpy_iterator()) == [1, 4]
+    pairs = list(D.from_tensor_slices(([1, 2, 3], ["a", "b", "c"])).shard(2, 0).as_numpy_iterator())
+    assert [(int(a), b) for a, b in pairs] == [(1, b"a"), (3, b"c")]
+    with pytest.raises(InvalidArgumentError, match="shard: need num_shards >= 1"):
+        D.range(3).shard(2, 2)
+    with pytest.raises(TypeError, match="flat_map: the function must return a Dataset, got Tensor"):
+        list(D.range(2).flat_map(lambda x: x))
+    with pytest.raises(AttributeError, match="'me.data.Dataset' object has no attribute 'interleave'. Use flat_map"):
+        D.range(3).interleave(lambda x: D.range(x))
