@@ -11,7 +11,8 @@ import sys
 _PUBLIC = {"minieager": "me", "minieager.nn": "me.nn", "minieager.nn.layers": "me.layers",
            "minieager.keras": "me.keras", "minieager.nn.optimizers": "me.optimizers",
            "minieager.nn.losses": "me.losses", "minieager.nn.metrics": "me.metrics", "minieager.math": "me.math",
-           "minieager.linalg": "me.linalg"}
+           "minieager.linalg": "me.linalg", "minieager.ops.strings": "me.strings", "minieager.data": "me.data",
+           "minieager.data.dataset": "me.data.Dataset"}
 
 _RNN = ("minieager has no recurrent layers. Eager execution runs a Python loop as it is, so write the "
         "recurrence over the time steps yourself, e.g. h = me.tanh(me.matmul(x[:, t], W) + me.matmul(h, U) + b) "
@@ -25,6 +26,8 @@ _LOSSES = ("The losses are MeanSquaredError, MeanAbsoluteError, BinaryCrossentro
            "SparseCategoricalCrossentropy; any function loss(y_true, y_pred) works with compile and fit too.")
 _TRACE = ("TensorBoard's graph view needs TF's GraphDef, which minieager does not write. Draw a traced function's "
           "graph in the notebook instead: f.get_concrete_function(x).graph.draw() for f = me.function(...).")
+_TF1_GRAPH = ("TF 1's graph API is me.compat.v1 (Session, placeholder, py_func ...): write "
+              "`import minieager.compat.v1 as tf`, or tf.compat.v1.Session(); in TF 2 code use me.function.")
 _METRICS = "Write it as a subclass of me.metrics.Mean fed per-example values, or compute it after predict."
 
 HINTS = {
@@ -34,19 +37,16 @@ HINTS = {
         "sparse": "minieager has no sparse tensors: use a dense tensor with me.scatter_nd / me.gather_nd.",
         "RaggedTensor": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
         "ragged": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
-        "string": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
-        "strings": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
-        "saved_model": "Save variables with me.train.Checkpoint (or model.save_weights); the model's code is its "
-                       "architecture.",
         "distribute": "minieager runs on one device; there are no distribution strategies.",
         "estimator": "Estimators are gone in TF 2 too: use model.fit or a GradientTape training loop.",
         "image": "There are no image ops: prepare images with NumPy before making tensors (me.datasets has MNIST).",
         "vectorized_map": "Use me.map_fn(fn, elems) (a Python loop over the examples), or write the op for a whole "
                           "batch.",
         "top_k": "TF 2 has it as tf.math.top_k (and tf.nn.top_k): use me.math.top_k(x, k).",
+        "Session": _TF1_GRAPH, "placeholder": _TF1_GRAPH, "global_variables_initializer": _TF1_GRAPH,
+        "get_default_graph": _TF1_GRAPH, "reset_default_graph": _TF1_GRAPH, "py_func": _TF1_GRAPH,
         "bfloat16": _NO_DTYPE, "complex64": _NO_DTYPE, "complex128": _NO_DTYPE, "int8": _NO_DTYPE,
         "int16": _NO_DTYPE, "uint16": _NO_DTYPE, "uint32": _NO_DTYPE, "uint64": _NO_DTYPE,
-        "half": _NO_DTYPE, "double": _NO_DTYPE,
     },
     "minieager.nn": {
         "LSTM": _RNN, "GRU": _RNN, "RNN": _RNN, "SimpleRNN": _RNN, "rnn_cell": _RNN, "dynamic_rnn": _RNN,
@@ -128,4 +128,16 @@ def missing(module_name, name):
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.75)
         if close:
             hint = "Did you mean " + " or ".join(f"{public}.{n}" for n in close) + "?"
+    return AttributeError(f"{message} {hint}" if hint else message)
+
+
+def missing_member(public, cls, name, hints=None):
+    """The AttributeError for ``obj.name`` on an instance of ``cls`` (``public``, e.g. "me.data.Dataset"): a
+    hint from ``hints``, or the nearest names the class has, as ``missing`` does for modules."""
+    message = f"'{public}' object has no attribute '{name}'."
+    hint = (hints or {}).get(name)
+    if hint is None and not name.startswith("_"):
+        close = difflib.get_close_matches(name, [n for n in dir(cls) if not n.startswith("_")], n=3, cutoff=0.75)
+        if close:
+            hint = "Did you mean " + " or ".join(f".{n}" for n in close) + "?"
     return AttributeError(f"{message} {hint}" if hint else message)

@@ -26,7 +26,7 @@ LAYERS = [
     ("graph",),
     ("nn", "data", "train", "summary"),
     ("config", "widgets", "keras", "debugging", "linalg", "math", "test", "testing", "extend", "warmup",
-     "saved_model", "__init__"),
+     "saved_model", "compat", "contrib", "dtypes", "io", "__init__"),
 ]
 LEVEL = {part: level for level, parts in enumerate(LAYERS) for part in parts}
 

@@ -258,7 +258,8 @@ def softmax_xent_rows(x, labels, sparse, scale, loss, backprop):
     for k in range(t, x.shape[1], threads):
         y = (1.0 if labels[row, 0] == k else 0.0) if sparse else labels[row, k]
         z = x[row, k] - peak - log_total             # log softmax
-        part -= y * z                                # -sum(y * log_softmax) = the cross-entropy
+        if not sparse or y != 0.0:                   # -sum(y * log_softmax) = the cross-entropy; a sparse row
+            part -= y * z                            # adds its label's term only, as the CPU: no 0 * -inf = nan
         backprop[row, k] = (math.exp(z) - y) * scale
     part = block_reduce(SUM, shared, t, threads, part)
     if t == 0:
