@@ -20,7 +20,7 @@ def test_contrib_eager_is_an_importable_module_with_the_guides_tfe_names():
         assert hasattr(tfe, name), name
     assert tfe.Variable is me.Variable and tfe.GradientTape is me.GradientTape
     assert me.contrib.summary is me.summary
-    with pytest.raises(AttributeError, match="module 'minieager.contrib.eager' has no attribute 'nope'"):
+    with pytest.raises(AttributeError, match="module 'me.contrib.eager' has no attribute 'nope'"):
         tfe.nope
 
 
@@ -73,7 +73,7 @@ def test_compat_v1_is_a_module_with_tf1_and_every_minieager_name():
     assert tf.constant is me.constant and tf.float32 is me.float32
     assert tf.Session is importlib.import_module("minieager.graph.compat.v1").Session
     assert "placeholder" in dir(tf) and "matmul" in dir(tf)
-    with pytest.raises(AttributeError, match="module 'minieager.compat.v1' has no attribute 'nope'"):
+    with pytest.raises(AttributeError, match="module 'me.compat.v1' has no attribute 'nope'"):
         tf.nope
 
 
