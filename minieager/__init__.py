@@ -70,6 +70,7 @@ from .graph.function import ConcreteFunction, Function, function  # noqa: E402,F
 from .graph.control_flow import cond, while_loop  # noqa: E402,F401
 from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
 from .graph import compat  # noqa: E402,F401
+from .graph.gradients import gradients  # noqa: E402,F401
 from .graph.symbolic import get_static_value  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.

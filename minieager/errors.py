@@ -44,3 +44,8 @@ class DataLossError(MinieagerError, OSError):
 class OperatorNotAllowedInGraphError(MinieagerError, TypeError):
     """A Python operation that needs a tensor's value (``if t:``, ``t.numpy()``) was used on a
     symbolic tensor while ``me.function`` traced a function (see minieager/graph)."""
+
+
+class InaccessibleTensorError(MinieagerError, ValueError):
+    """A symbolic tensor of one traced function (or branch, or loop body) was used in another, where
+    it has no value: as TensorFlow's ``tf.errors.InaccessibleTensorError``, a ValueError."""

@@ -252,8 +252,9 @@ def _assign_kernel(value, variable):
 
 
 def _assigned(tracer, attrs, outputs):
-    variable = attrs["variable"]
-    tracer._reads[variable._id] = (variable, outputs[0])   # later reads see the assigned value
+    # Later reads read the variable again, after the assignment (a new ``variable`` node): what they
+    # get is the assigned value, and an outer tape sees them read the Variable, as eager code does.
+    tracer.forget_reads(attrs["variable"])
 
 
 # ``variable := value``: eagerly it runs at once; inside me.function it is a node of the graph.

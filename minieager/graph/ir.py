@@ -29,6 +29,7 @@ from ..engine import recording
 from ..engine.device import CPU, current_device, to_device, to_host
 from ..engine.tensor import Tensor, place, wrap
 from ..errors import InvalidArgumentError
+from ..ops.shape import identity
 from .draw import draw
 
 KINDS = ("placeholder", "constant", "variable", "call", "output")
@@ -327,7 +328,10 @@ class Interpreter:
 
 
 def _plain(t):
-    """A returned Variable becomes its current value, as on the fast path (in a trace: a read)."""
+    """A returned Variable becomes its current value, as on the fast path (in a trace: a read). Under
+    a tape it is read with ``identity``, so that the tape links the value to the variable."""
     if not isinstance(t, Variable):
         return t
-    return recording.tracers[-1].read(t) if recording.tracers else wrap(t._value, t._device)
+    if recording.tracers:
+        return recording.tracers[-1].read(t)
+    return identity(t) if recording.observers else wrap(t._value, t._device)
