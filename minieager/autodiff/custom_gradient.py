@@ -21,6 +21,7 @@ from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor, wrap
 from ..ops.creation import convert_to_tensor, zeros_like
+from ..ops.shape import identity
 from .variable import Variable
 
 
@@ -75,6 +76,19 @@ def _broadcasts_to(shape, target):
         return False
 
 
+def _fresh(tensors):
+    """New tensors with the values of ``tensors`` that no tape links to them. While me.function traces,
+    a value exists only when the graph runs, so each is an ``identity`` node, recorded with the tapes
+    paused."""
+    if not recording.tracers:
+        return tuple(wrap(t._value, t.device) for t in tensors)
+    paused, recording.observers[:] = recording.observers[:], []
+    try:
+        return tuple(identity(t) for t in tensors)
+    finally:
+        recording.observers[:] = paused
+
+
 def custom_gradient(f):
     """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(dy)`` returns the gradient for each x.
 
@@ -95,7 +109,7 @@ def custom_gradient(f):
         variables = [v for v in watcher.variables if all(v is not x for x in inputs)]
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         # Fresh tensors for the outputs: the tape links them to the inputs through grad_fn alone.
-        outputs = tuple(wrap(r._value, r.device) for r in flat)
+        outputs = _fresh(flat)
         input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
         output_shapes = [o.shape for o in outputs]
 
@@ -119,7 +133,7 @@ def custom_gradient(f):
         op = CustomGradientOp(f.__name__, all_names, f"{f.__name__}({', '.join(all_names)})",
                               [f"{f.__name__}'s grad_fn(dy) (custom gradient)"] * len(all_names),
                               vjp=vjp, num_outputs=len(outputs))
-        if recording.observers:
+        if recording.observers:     # the tapes (and, in a trace, me.gradients' recorder)
             recording.record(op, tuple(inputs) + tuple(variables), outputs, {})
         return nest.pack_sequence_as(result, list(outputs))
 

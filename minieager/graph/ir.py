@@ -319,12 +319,21 @@ class Interpreter:
 
     def call(self, node, args):
         if node.index is None:
-            return node.op(*args, **node.attrs)
+            return self.apply(node, args)
         # One of several outputs (``split``): the op runs once for all its siblings.
         key = (node.op, tuple(id(a) for a in args), tuple(sorted((k, id(v)) for k, v in node.attrs.items())))
         if key not in self._multi:
-            self._multi[key] = node.op(*args, **node.attrs)
+            self._multi[key] = self.apply(node, args)
         return self._multi[key][node.index]
+
+    def apply(self, node, args):
+        """Call the node's Op on ``args``. A cond or while node runs its subgraphs here op by op
+        (``op.interpret``), so that a tape records the ops inside as it records eager code; while
+        an outer trace inlines this graph, it is recorded as one node again."""
+        interpret = getattr(node.op, "interpret", None)
+        if interpret is not None and not recording.tracers:
+            return interpret(args, **node.attrs)
+        return node.op(*args, **node.attrs)
 
 
 def _plain(t):
