@@ -14,6 +14,7 @@ machine.configure_environment()   # thread counts and numba's cache folder, befo
 from . import kernels as _kernels  # noqa: E402,F401  (registers the CPU kernels; compiles nothing)
 from . import errors  # noqa: E402,F401
 from .engine import recording as _recording  # noqa: E402
+from .engine.recording import outside_traces as init_scope  # noqa: E402,F401
 from .engine.device import device  # noqa: E402,F401
 from .engine.dtypes import (  # noqa: E402,F401
     DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, uint8)

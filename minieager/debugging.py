@@ -3,6 +3,7 @@ import numpy as np
 
 from .engine import recording
 from .errors import InvalidArgumentError
+from .graph.effects import Assert  # noqa: F401
 from .ops.creation import convert_to_tensor
 from .ops.shape import identity
 

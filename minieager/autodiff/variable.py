@@ -78,6 +78,8 @@ class Variable(Tensor):
         self._trainable = bool(trainable)
         self._version = 0
         self._constraint = constraint
+        if tracers:                  # made while me.function traces: the function keeps count (its rule, TF's)
+            tracers[-1].created_variables.append(self)
 
     @property
     def name(self):

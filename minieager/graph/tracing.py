@@ -51,6 +51,7 @@ class Tracer:
         self._reads = {}          # id(variable) -> (variable, its symbolic value now)
         self._names = set()
         self._made = []           # every symbolic tensor made, for close()
+        self.created_variables = []   # Variables made while tracing (me.function allows them on its first trace)
 
     # ---- opening and closing -----------------------------------------------------------------
     def __enter__(self):
