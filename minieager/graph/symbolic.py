@@ -71,6 +71,12 @@ class SymbolicTensor(Tensor):
             return TensorShape(self._node.shape)
         return Tensor.shape.fget(self)
 
+    def eval(self, feed_dict=None, session=None):
+        """TF 1's ``tensor.eval()`` in a me.compat.v1 graph: ``sess.run(tensor, feed_dict)`` with the
+        default session (the one of the enclosing ``with me.compat.v1.Session() as sess:``)."""
+        from .compat.v1 import eval_tensor
+        return eval_tensor(self, feed_dict, session)
+
     def numpy(self):
         if isinstance(self._value, NoValue):      # leaked out of a trace that is over
             raise LeakedTensorError(f"Tensor '{self._value.name}' {self._value.why} It has no value: .numpy() "
