@@ -253,6 +253,14 @@ def test_custom_gradient_inside_a_function_computes_the_value_and_its_gradient()
             y = double(x)
         return y, tape.gradient(y, x), me.gradients(y, x)[0]
     assert [float(t) for t in f(me.constant(3.0))] == [6.0, 100.0, 100.0]
+    # A tape outside the function cannot apply grad_fn: it says so instead of differentiating x * 2.0.
+    x = me.constant(3.0)
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        y = me.function(double)(x)
+    assert float(y) == 6.0
+    with pytest.raises(InvalidArgumentError, match="a tape outside the function cannot apply its grad_fn"):
+        tape.gradient(y, x)
 
 
 # ---- cond and while_loop accept and refuse the same arguments, eagerly and traced -------------------------
