@@ -133,7 +133,7 @@ def _no_gradient_in_trace(what):
 def _record_effect(outer, name, what, formula, inputs, attrs, stand_ins, n, interpret):
     op = _SubgraphEffectOp(name, ("inputs",), formula, stand_in=lambda values, **a: stand_ins,
                            traced=lambda tracer, a, o: tracer.forget_reads(), num_outputs=n)
-    op.interpret_fn = interpret
+    op.interpret_fn, op.results = interpret, stand_ins
     out = outer.effect(op, inputs, attrs)
     if observers and n:
         guard = Op(name, ("inputs",), formula, vjp=_no_gradient_in_trace(what), num_outputs=n)
@@ -144,17 +144,25 @@ def _record_effect(outer, name, what, formula, inputs, attrs, stand_ins, n, inte
 
 class _SubgraphOp(Op):
     """A cond or while node: its kernel runs the subgraphs on arrays (the fast path); ``interpret``
-    runs them on Tensors, so that a tape open while the graph runs records the ops inside."""
+    runs them on Tensors, so that a tape open while the graph runs records the ops inside;
+    ``record_again`` records the node into an outer trace that inlines its graph (its outputs'
+    shapes are those it was recorded with: the subgraphs never run while tracing)."""
 
-    __slots__ = ("interpret_fn",)
+    __slots__ = ("interpret_fn", "results")
 
     def interpret(self, args, **attrs):
         return self.interpret_fn(self, args, **attrs)
 
+    def record_again(self, tracer, args, attrs):
+        return tracer.record(self, args, attrs, self.results)
+
 
 class _SubgraphEffectOp(EffectOp):
-    __slots__ = ("interpret_fn",)
+    __slots__ = ("interpret_fn", "results")
     interpret = _SubgraphOp.interpret
+
+    def record_again(self, tracer, args, attrs):
+        return tracer.effect(self, args, attrs)
 
 
 # ---- cond -----------------------------------------------------------------------------------------
@@ -228,7 +236,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     else:
         op = _SubgraphOp("cond", ("pred", "captured"), formula,
                          grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=_cond_vjp, num_outputs=n)
-        op.interpret_fn = _interpret_cond
+        op.interpret_fn, op.results = _interpret_cond, stand_ins
         out = outer.record(op, (pred, *captured), attrs, stand_ins)
     flat = [out] if n == 1 else list(out)
     return nest.pack_sequence_as(true_result, flat)
@@ -307,9 +315,8 @@ def _while_vjp(dys, *inputs, out, **attrs):
     if tracers:
         op = _SubgraphOp("while_grad", ("dys", "loop_vars", "captured"), "d while / d inputs",
                          vjp=_no_second_derivative, num_outputs=len(wrt))
-        op.interpret_fn = _interpret_while_grad
-        grads = tracers[-1].record(op, (*dys, *inputs), dict(attrs, num_dys=len(dys), wrt=wrt),
-                                   _stand_ins([inputs[i] for i in wrt]))
+        op.interpret_fn, op.results = _interpret_while_grad, _stand_ins([inputs[i] for i in wrt])
+        grads = tracers[-1].record(op, (*dys, *inputs), dict(attrs, num_dys=len(dys), wrt=wrt), op.results)
         grads = (grads,) if len(wrt) == 1 else grads
     else:
         grads = _while_gradients(dys, inputs, wrt=wrt, **attrs)
@@ -409,6 +416,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     else:
         op = _SubgraphOp("while", ("loop_vars", "captured"), formula, grads=("while_grad(...)", "while_grad(...)"),
                          vjp=_while_vjp, num_outputs=len(flat))
-        op.interpret_fn = _interpret_while
+        op.interpret_fn, op.results = _interpret_while, stand_ins
         out = outer.record(op, (*flat, *captured), attrs, stand_ins)
     return _pack(loop_vars, single, [out] if len(flat) == 1 else list(out))

@@ -54,6 +54,7 @@ class ConcreteFunction:
         self._structure = output_structure
         self._outputs = outputs       # the structure with the traced (symbolic) output tensors
         self.structured_input_signature = input_signature   # (args, kwargs): TensorSpecs and Python values
+        self.captured = []            # symbolic tensors of an enclosing trace it reads: its last inputs
         self.name = name
 
     @property
@@ -117,7 +118,7 @@ class ConcreteFunction:
         return "\n".join(lines)
 
     def __call__(self, *tensors):
-        inputs = self.graph.inputs
+        inputs = self.graph.inputs[:len(self.graph.inputs) - len(self.captured)]
         if len(tensors) != len(inputs):
             raise InvalidArgumentError(
                 f"ConcreteFunction '{self.name}' takes {len(inputs)} tensor arguments "
@@ -135,7 +136,7 @@ class ConcreteFunction:
     def _call_flat(self, tensors):
         # Called inside another function's trace, the graph is inlined as traced, so that the outer
         # function's passes see (and optimise) all of it.
-        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors))
+        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors, *self.captured))
         return nest.pack_sequence_as(self._structure, [None if leaf is None else next(outputs)
                                                        for leaf in nest.flatten(self._structure)])
 
@@ -227,7 +228,9 @@ class Function:
             if has_numbers:
                 self._python_number_traces += 1
                 self._warn_retrace_storm()
-            concrete = self._concrete[key] = self._trace(bound, leaves)
+            concrete = self._trace(bound, leaves)
+            if not concrete.captured:     # one that reads an enclosing trace's tensors is good for that call only
+                self._concrete[key] = concrete
         return concrete, tensors
 
     def _leaf(self, leaf):
@@ -315,7 +318,8 @@ class Function:
 
     def _trace_once(self, bound, leaves):
         original, bound = bound, self._signature.bind(*bound.args, **bound.kwargs)   # a copy: may trace twice
-        tracer = Tracer(self.name)
+        # Traced inside another trace (or a compat.v1 graph), it may read that graph's tensors: captures.
+        tracer = Tracer(self.name, parent=recording.tracers[-1] if recording.tracers else None)
         with tracer:
             args = []
             for leaf_name, kind, leaf in leaves:
@@ -358,6 +362,7 @@ class Function:
         concrete = ConcreteFunction(graph, structure, self.name, input_signature=(positional, keywords),
                                     outputs=outputs)
         concrete._parameters = parameters
+        concrete.captured = [outer for outer, _ in tracer.captures]
         if self.optimize:   # the optimisation passes (graph/passes); concrete.graph stays as traced
             concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
         return concrete, created

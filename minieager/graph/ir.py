@@ -331,7 +331,9 @@ class Interpreter:
         (``op.interpret``), so that a tape records the ops inside as it records eager code; while
         an outer trace inlines this graph, it is recorded as one node again."""
         interpret = getattr(node.op, "interpret", None)
-        if interpret is not None and not recording.tracers:
+        if interpret is not None:
+            if recording.tracers:      # inlined into an outer trace: the same node again, not its run
+                return node.op.record_again(recording.tracers[-1], args, node.attrs)
             return interpret(args, **node.attrs)
         return node.op(*args, **node.attrs)
 
