@@ -188,3 +188,16 @@ def test_eval_and_run_need_a_default_session():
         y = tf.placeholder(me.float32, [1]) * 2.0
         with pytest.raises(ValueError, match="no default session is registered"):
             y.eval()
+
+
+def test_a_tf1_graph_prints_and_draws_as_a_function_graph():
+    tf = me.compat.v1
+    with tf.Graph().as_default() as graph:
+        x = tf.placeholder(me.float32, [2])
+        w = tf.get_variable("w", shape=[], initializer=tf.constant_initializer(3.0))
+        y = me.reduce_sum(w * x)
+        listing = str(graph.as_ir(y))
+        assert listing.splitlines()[0] == "def graph(Placeholder: float32[2]):"
+        assert "variable 'w:0'" in listing and "reduce_sum" in listing and "assign_variable" not in listing
+        assert "assign_variable" in str(graph)          # the whole graph: the initializer too
+        assert graph.draw(y)._repr_svg_().startswith("<svg")

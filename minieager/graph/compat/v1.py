@@ -60,6 +60,26 @@ class Graph:
     def nodes(self):
         return list(self.tracer.nodes)
 
+    def as_ir(self, fetches=None):
+        """The graph built so far as me.function's IR (graph/ir.py): the nodes ``fetches`` need (by
+        default every node, returning those nothing reads), ready to print, draw or run."""
+        nodes = self.tracer.nodes
+        if fetches is None:
+            read = {i for n in nodes for i in n.inputs}
+            outputs = [n for n in nodes if n not in read and n.kind != "placeholder"]
+        else:
+            outputs = [self.tracer.symbolic(f)._node for f in nest.flatten(fetches)]
+        needed = _ancestors(outputs) if fetches is not None else set(nodes)
+        return _IRGraph([n for n in nodes if n in needed], [n for n in self.tracer.placeholders if n in needed],
+                        outputs, name="graph")
+
+    def draw(self, fetches=None, title=None, direction="LR"):
+        """The graph drawn in the tape debugger's visual language, as a me.function graph is."""
+        return self.as_ir(fetches).draw(title, direction)
+
+    def __str__(self):
+        return str(self.as_ir())
+
     def __repr__(self):
         return f"<me.compat.v1.Graph: {len(self.tracer.nodes)} nodes>"
 
