@@ -71,6 +71,7 @@ class Tracer:
         for t in self._made:
             t._value = NoValue.trace_over(t._node.name, self.name)
         self._made = []
+        self.recorder.records = []      # me.gradients builds into an open trace only
 
     def graph(self, outputs):
         """The recorded graph, returning the symbolic tensors (or tensors, variables) ``outputs``."""
