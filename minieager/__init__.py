@@ -57,6 +57,7 @@ from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
 from .autodiff.variable import Variable  # noqa: E402,F401
+from .module import Module  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
 from . import config, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
@@ -70,8 +71,9 @@ from .engine.spec import TensorSpec  # noqa: E402,F401
 from .graph.function import ConcreteFunction, Function, function  # noqa: E402,F401
 from .graph.control_flow import cond, while_loop  # noqa: E402,F401
 from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
-from .graph import compat  # noqa: E402,F401
+from .graph import autograph, compat  # noqa: E402,F401
 from .graph.gradients import gradients  # noqa: E402,F401
+from . import saved_model  # noqa: E402,F401
 from .graph.symbolic import get_static_value  # noqa: E402,F401
 
 # TF 1 spellings used by the guide.

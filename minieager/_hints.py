@@ -21,8 +21,10 @@ _NO_DTYPE = "minieager's dtypes are bool, uint8, int32, int64, float16, float32 
 _LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, diag_part and matrix_transpose. "
            "For {} use NumPy on t.numpy() (no gradient), or write it with those ops.")
 _OPTIMIZERS = "The optimizers are SGD (with momentum=), Adam, RMSprop and Adagrad; subclass me.optimizers.Optimizer for another."
-_LOSSES = ("The losses are MeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy and "
+_LOSSES = ("The losses are MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy and "
            "SparseCategoricalCrossentropy; any function loss(y_true, y_pred) works with compile and fit too.")
+_TRACE = ("TensorBoard's graph view needs TF's GraphDef, which minieager does not write. Draw a traced function's "
+          "graph in the notebook instead: f.get_concrete_function(x).graph.draw() for f = me.function(...).")
 _METRICS = "Write it as a subclass of me.metrics.Mean fed per-example values, or compute it after predict."
 
 HINTS = {
@@ -34,7 +36,6 @@ HINTS = {
         "ragged": "minieager has no ragged tensors: pad the rows to one length with me.pad and keep a mask.",
         "string": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
         "strings": "Tensors hold numbers and bools only; keep text in Python and map it to integer ids.",
-        "Module": "Subclass me.keras.layers.Layer (or me.Model): it tracks variables and sublayers as tf.Module does.",
         "saved_model": "Save variables with me.train.Checkpoint (or model.save_weights); the model's code is its "
                        "architecture.",
         "distribute": "minieager runs on one device; there are no distribution strategies.",
@@ -61,33 +62,66 @@ HINTS = {
         "Attention": "Write attention with me.einsum and me.nn.softmax in a Layer subclass.",
         "GlobalMaxPooling2D": _LAYER_FN.format("me.layers.Lambda(lambda x: me.reduce_max(x, axis=[1, 2]))"),
         "Normalization": "Standardize with NumPy before training: (x - x.mean(0)) / x.std(0).",
-        "Rescaling": _LAYER_FN.format("me.layers.Lambda(lambda x: x / 255.0)"),
     },
     "minieager.keras": {
-        "models": "me.keras.Model and me.keras.Sequential are at the top of me.keras (me.keras.Model(inputs, outputs)).",
-        "datasets": "Use me.datasets (MNIST and digits, offline).",
         "preprocessing": "Prepare data with NumPy and me.data.Dataset (batch, shuffle, map).",
         "regularizers": "Add the penalty to the loss yourself: loss + 1e-4 * sum(me.reduce_sum(w ** 2) for w in "
                         "model.trainable_variables).",
     },
+    "minieager.summary": {name: _TRACE for name in ("trace_on", "trace_export", "trace_off", "graph")},
     "minieager.nn.optimizers": {name: _OPTIMIZERS for name in (
         "Adadelta", "Adamax", "Nadam", "AdamW", "Ftrl", "Lion", "schedules", "legacy")},
     "minieager.nn.losses": {name: _LOSSES for name in (
-        "MeanAbsoluteError", "Huber", "KLDivergence", "Hinge", "LogCosh", "Poisson", "CosineSimilarity",
-        "mean_absolute_error", "huber", "hinge")},
+        "Huber", "KLDivergence", "Hinge", "LogCosh", "Poisson", "CosineSimilarity", "huber", "hinge")},
     "minieager.nn.metrics": {name: _METRICS for name in (
-        "Precision", "Recall", "AUC", "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
+        "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
     "minieager.linalg": {name: _LINALG.format(name) for name in (
         "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
 }
 HINTS["minieager.linalg"]["trace"] = "Use me.reduce_sum(me.linalg.diag_part(m), axis=-1)."
 
 
+# Attributes of a Keras Layer or Model that minieager's lack: what to use instead.
+ATTRIBUTE_HINTS = {
+    "train_on_batch": "Write the step with a GradientTape: with me.GradientTape() as tape: loss = loss_fn(y, model(x, "
+                      "training=True)); then optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), "
+                      "model.trainable_variables)).",
+    "test_on_batch": "Use model.evaluate(x, y) on the batch.",
+    "predict_on_batch": "Call the model: model(x, training=False), or model.predict(x).",
+    "fit_generator": "fit takes generators and datasets itself in TF 2: model.fit(dataset).",
+    "evaluate_generator": "evaluate takes datasets itself in TF 2: model.evaluate(dataset).",
+    "predict_generator": "predict takes datasets itself in TF 2: model.predict(dataset).",
+    "to_json": "Use model.get_config() (a dict) or model.save('model.keras'), read back with me.keras.models.load_model.",
+    "to_yaml": "Use model.get_config() (a dict) or model.save('model.keras').",
+    "metrics_names": "fit's History (history.history) and evaluate(..., return_dict=True) name every metric.",
+    "add_loss": "Add the extra term to the loss in your own training step (a GradientTape loop).",
+    "losses": "Add regularization terms to the loss in your own training step (a GradientTape loop).",
+    "inbound_nodes": "minieager does not keep a layer graph beyond a functional model's own (model.layers).",
+}
+
+
+def missing_attribute(obj, name):
+    """The AttributeError for ``obj.name`` on a layer or model: what to use instead, or the nearest names."""
+    cls = type(obj).__name__
+    message = f"'{cls}' object has no attribute '{name}'."
+    hint = ATTRIBUTE_HINTS.get(name)
+    if hint is None and not name.startswith("_"):
+        close = difflib.get_close_matches(name, [n for n in dir(type(obj)) if not n.startswith("_")], n=3, cutoff=0.75)
+        if close:
+            hint = "Did you mean " + " or ".join(f"{n}" for n in close) + "?"
+    return AttributeError(f"{message} {hint}" if hint else message)
+
+
+# The me.keras modules re-export these, and share their hints.
+_SAME_HINTS = {"minieager.keras.layers": "minieager.nn.layers", "minieager.keras.optimizers": "minieager.nn.optimizers",
+               "minieager.keras.losses": "minieager.nn.losses", "minieager.keras.metrics": "minieager.nn.metrics"}
+
+
 def missing(module_name, name):
     """The AttributeError for ``module_name.name``: what to use instead, or the nearest names."""
-    public = _PUBLIC.get(module_name, module_name)
+    public = _PUBLIC.get(module_name, module_name.replace("minieager", "me", 1))
     message = f"module '{public}' has no attribute '{name}'."
-    hint = HINTS.get(module_name, {}).get(name)
+    hint = HINTS.get(_SAME_HINTS.get(module_name, module_name), {}).get(name)
     if hint is None and not name.startswith("_"):
         module = sys.modules.get(module_name)
         names = [n for n in dir(module) if not n.startswith("_")] if module is not None else []

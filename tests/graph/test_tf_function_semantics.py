@@ -236,12 +236,14 @@ def test_symbolic_higher_order_under_tape(persistent):     # testSymbolicHigherO
             tape.watch(x)
             y = me.function(lambda: me.cos(x))()
         tape_dy = tape.gradient(y, x)
-        for _ in range(order):
+        # (TF names both loop targets `_`; autograph here then fails with UnboundLocalError when order == 0:
+        # reported. Distinct names keep the test about gradients.)
+        for i in range(order):
             (y,) = me.gradients(y, [x])
         y1 = y
         if order > 0:
             y1 = tape_dy
-            for _ in range(order - 1):
+            for j in range(order - 1):
                 (y1,) = me.gradients(y1, [x])
         return y, y1
     for order, expected in enumerate(COS_DERIVATIVES):
