@@ -91,10 +91,13 @@ def _variables_as_captures(graph, captures):
     input, read where the cond/while node stands: the node then lists every variable it depends on
     among its inputs, and gradients taken inside the trace reach them through it. (A subgraph with
     effects keeps its reads: an assignment in a loop body must be seen by the next iteration.)"""
+    names = {n.name for n in graph.nodes}
     for node in graph.nodes:
         if node.kind == "variable":
             variable = node.value
             node.kind, node.value = "placeholder", None
+            if f"{node.name}_in" not in names:        # named as the other captures are
+                node.name = f"{node.name}_in"
             graph.inputs.append(node)
             captures.append((variable, node))
 
@@ -244,7 +247,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 # ---- while_loop -------------------------------------------------------------------------------------
 def _loop(run_graph, values, captured, n, cond_graph, body_graph, cond_inputs, body_inputs, maximum_iterations,
-          limit_is_input):
+          limit_is_input=False):
     """The loop itself, for arrays (``run_graph=run_arrays``) and for Tensors (``run``, under a tape)."""
     limit = int(captured[-1]) if limit_is_input else maximum_iterations
     cond_extra = [captured[i] for i in cond_inputs]
@@ -406,8 +409,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     if limit_is_input:
         captured.append(limit)               # the last input: read when the loop starts
     attrs = dict(n=len(flat), cond_graph=cond_graph, body_graph=body_graph, cond_inputs=cond_inputs,
-                 body_inputs=body_inputs, maximum_iterations=None if limit_is_input else limit,
-                 limit_is_input=limit_is_input)
+                 body_inputs=body_inputs, maximum_iterations=None if limit_is_input else limit)
+    if limit_is_input:                       # (only then in the listing: maximum_iterations is the last input)
+        attrs["limit_is_input"] = True
     stand_ins = _stand_ins(flat)
     formula = "while cond_graph(v): v = body_graph(v)"
     if effects:
