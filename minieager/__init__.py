@@ -16,6 +16,7 @@ machine.configure_environment()   # thread counts and numba's cache folder, befo
 from . import kernels as _kernels  # noqa: E402,F401  (registers the CPU kernels; compiles nothing)
 from . import errors  # noqa: E402,F401
 from .engine import recording as _recording  # noqa: E402
+from .engine.recording import outside_traces as init_scope  # noqa: E402,F401
 from .engine.device import device  # noqa: E402,F401
 from .engine.dtypes import (  # noqa: E402,F401
     DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, string, uint8)
@@ -75,6 +76,7 @@ from .graph.control_flow import cond, while_loop  # noqa: E402,F401
 from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
 from .graph import autograph  # noqa: E402,F401
 from . import compat, contrib, saved_model  # noqa: E402,F401
+from .graph.gradients import gradients  # noqa: E402,F401
 from .graph.symbolic import get_static_value  # noqa: E402,F401
 
 half, double = float16, float64     # TF's other names for them

@@ -4,6 +4,7 @@ import numpy as np
 from .engine import dtypes, recording
 from .engine.tensor import Tensor
 from .errors import InvalidArgumentError
+from .graph.effects import Assert  # noqa: F401
 from .ops.creation import convert_to_tensor
 from .ops.shape import identity
 

@@ -59,3 +59,8 @@ def out_of_memory(op_name, err):
     return ResourceExhaustedError(
         f"{op_name}: not enough memory for the result ({err}). Check the shape and sizes you passed: a size "
         f"such as 2**40 asks for terabytes.")
+
+
+class InaccessibleTensorError(MinieagerError, ValueError):
+    """A symbolic tensor of one traced function (or branch, or loop body) was used in another, where
+    it has no value: as TensorFlow's ``tf.errors.InaccessibleTensorError``, a ValueError."""

@@ -20,6 +20,7 @@ from ..engine import recording
 from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor, wrap
+from ..kernels.registry import register_kernel
 from ..ops.creation import convert_to_tensor, zeros_like
 from .variable import Variable
 
@@ -75,6 +76,35 @@ def _broadcasts_to(shape, target):
         return False
 
 
+def _outer_tape_vjp(dy, x, out):
+    raise InvalidArgumentError(
+        "custom_gradient: this @custom_gradient function was traced by me.function, and a tape outside the "
+        "function cannot apply its grad_fn (the graph keeps only the forward ops). Take the gradient inside "
+        "the function (a GradientTape or me.gradients there), or call the function eagerly.")
+
+
+# The output of a @custom_gradient function in a graph: the value unchanged (the identity kernel). A tape
+# inside the trace never sees it (it sees the custom op); a tape outside, that records the graph's run,
+# gets an error from it instead of a gradient that silently ignores grad_fn.
+_traced_output = Op("custom_gradient_output", ("y",), "y", ("grad_fn (only inside the traced function)",),
+                    vjp=_outer_tape_vjp)
+register_kernel("custom_gradient_output")(lambda y: y)
+register_kernel("custom_gradient_output", "gpu")(lambda y: y)
+
+
+def _fresh(tensors):
+    """New tensors with the values of ``tensors`` that no tape links to them. While me.function traces,
+    a value exists only when the graph runs, so each is a ``custom_gradient_output`` node, recorded
+    with the tapes paused."""
+    if not recording.tracers:
+        return tuple(wrap(t._value, t.device) for t in tensors)
+    paused, recording.observers[:] = recording.observers[:], []
+    try:
+        return tuple(_traced_output(t) for t in tensors)
+    finally:
+        recording.observers[:] = paused
+
+
 def custom_gradient(f):
     """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(dy)`` returns the gradient for each x.
 
@@ -95,7 +125,7 @@ def custom_gradient(f):
         variables = [v for v in watcher.variables if all(v is not x for x in inputs)]
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         # Fresh tensors for the outputs: the tape links them to the inputs through grad_fn alone.
-        outputs = tuple(wrap(r._value, r.device) for r in flat)
+        outputs = _fresh(flat)
         input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
         output_shapes = [o.shape for o in outputs]
 
@@ -119,7 +149,7 @@ def custom_gradient(f):
         op = CustomGradientOp(f.__name__, all_names, f"{f.__name__}({', '.join(all_names)})",
                               [f"{f.__name__}'s grad_fn(dy) (custom gradient)"] * len(all_names),
                               vjp=vjp, num_outputs=len(outputs))
-        if recording.observers:
+        if recording.observers:     # the tapes (and, in a trace, me.gradients' recorder)
             recording.record(op, tuple(inputs) + tuple(variables), outputs, {})
         return nest.pack_sequence_as(result, list(outputs))
 

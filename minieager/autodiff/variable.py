@@ -43,7 +43,7 @@ class Variable(Tensor):
                  e.g. ``lambda w: me.clip_by_value(w, -1.0, 1.0)``.
     """
 
-    __slots__ = ("_name", "_trainable", "_version", "_shape_spec", "_constraint")
+    __slots__ = ("_name", "_trainable", "_version", "_shape_spec", "_constraint", "_initializer")
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, shape=None, constraint=None):
         if callable(initial_value):          # Keras initializers pass a thunk
@@ -78,6 +78,9 @@ class Variable(Tensor):
         self._trainable = bool(trainable)
         self._version = 0
         self._constraint = constraint
+        self._initializer = None
+        if tracers:                  # made while me.function traces: the function keeps count (its rule, TF's)
+            tracers[-1].created_variables.append(self)
 
     @property
     def name(self):
@@ -93,8 +96,9 @@ class Variable(Tensor):
 
     @property
     def initializer(self):
-        """None: in eager execution a variable is initialized when it is made (TF eager gives None too)."""
-        return None
+        """None eagerly: a variable is initialized when it is made (TF eager gives None too). Made while a
+        me.compat.v1 graph is built: the Operation that sets its initial value (graph/compat/v1.py)."""
+        return self._initializer
 
     def read_value(self):
         """The current value as a new, immutable Tensor (read on the tape like any op)."""
@@ -252,8 +256,9 @@ def _assign_kernel(value, variable):
 
 
 def _assigned(tracer, attrs, outputs):
-    variable = attrs["variable"]
-    tracer._reads[variable._id] = (variable, outputs[0])   # later reads see the assigned value
+    # Later reads read the variable again, after the assignment (a new ``variable`` node): what they
+    # get is the assigned value, and an outer tape sees them read the Variable, as eager code does.
+    tracer.forget_reads(attrs["variable"])
 
 
 # ``variable := value``: eagerly it runs at once; inside me.function it is a node of the graph.

@@ -17,14 +17,16 @@ def record(op, inputs, outputs, attrs):
 
 
 class outside_traces:
-    """``with outside_traces():`` runs eagerly even while me.function traces (TF's ``init_scope``):
-    a variable's initial value is computed now, once, not recorded into the graph."""
+    """``with outside_traces():`` (``me.init_scope()``, as TF's) runs eagerly even while me.function
+    traces, with the tapes paused: a variable's initial value is computed now, once, not recorded
+    into the graph nor on a tape."""
 
     def __enter__(self):
-        self._paused = tracers[:]
+        self._paused = tracers[:], observers[:]
         tracers.clear()
+        observers.clear()
 
     def __exit__(self, *exc):
-        tracers[:] = self._paused
+        tracers[:], observers[:] = self._paused
         return False
 

@@ -5,10 +5,11 @@ symbolic.py      SymbolicTensor: what a traced function computes with; get_stati
 tracing.py       Tracer: records op calls into a Graph (hooked into Op.__call__)
 function.py      me.function, ConcreteFunction, signatures and retracing
 effects.py       graph mode's EffectOps (engine/op.py): optimizer updates, me.print, me.py_function
-control_flow.py  me.cond, me.while_loop (subgraphs)
+control_flow.py  me.cond, me.while_loop (subgraphs; their gradients)
+gradients.py     me.gradients (tf.gradients): gradient ops added to the graph being traced
 autograph/       me.autograph: Python if/while/for on tensors rewritten into me.cond / me.while_loop
 saved_model.py   me.saved_model: traced functions and variables saved to a folder and loaded back
-compat/v1.py     me.compat.v1: Session, placeholder, py_func
+compat/v1.py     me.compat.v1: Session, placeholder, py_func, get_variable, variable_scope, initializers
 draw.py          Graph.draw(): the tape debugger's visual language
 passes/          the optimisation passes and fusion
 """

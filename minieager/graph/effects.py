@@ -6,6 +6,7 @@ layers are defined where they belong and reach the tracer through the same door:
 variable in ``autodiff/variable.py``, drawing random numbers in ``ops/random.py``.
 """
 import builtins
+import functools
 import sys
 
 import numpy as np
@@ -89,8 +90,16 @@ def _py_function_kernel(*arrays, func, specs, numpy_inputs):
             f"py_function: {getattr(func, '__name__', 'func')} returned {len(results)} values, Tout declares "
             f"{len(specs)}.")
     out = []
-    for r, (shape, dtype) in zip(results, specs):
-        array = np.asarray(r._value if isinstance(r, Tensor) else r, dtype=dtype.np_dtype)
+    for i, (r, (shape, dtype)) in enumerate(zip(results, specs)):
+        given = r._value if isinstance(r, Tensor) else r
+        if hasattr(given, "dtype") and np.dtype(given.dtype) != dtype.np_dtype:
+            # An array or tensor keeps its dtype, as in a tf.function ("0-th value returned by pyfunc is
+            # double, but expects float"); a Python number or list converts.
+            raise InvalidArgumentError(
+                f"{'numpy_function' if numpy_inputs else 'py_function'}: value {i} returned by "
+                f"{getattr(func, '__name__', 'func')} is {np.dtype(given.dtype).name}, but Tout declares "
+                f"{dtype.name}. Return that dtype (e.g. x.astype(np.{dtype.np_dtype.name})) or change Tout.")
+        array = np.asarray(given, dtype=dtype.np_dtype)
         if shape is not None and array.shape != tuple(shape):
             raise InvalidArgumentError(
                 f"py_function: {getattr(func, '__name__', 'func')} returned shape {array.shape}, Tout declares "
@@ -114,18 +123,62 @@ def _py_call(func, inp, Tout, numpy_inputs, kind):
                   f"{getattr(func, '__name__', 'func')}(...)", stand_in=_py_stand_in, traced=_forget_reads,
                   num_outputs=len(specs))
     out = op(*inputs, func=func, specs=tuple(specs), numpy_inputs=numpy_inputs)
-    if single or not isinstance(out, tuple):
+    if single:
         return out
-    return list(out)
+    return list(out) if isinstance(out, tuple) else [out]    # Tout=[dtype]: a list of one, as in TF
 
 
-def py_function(func, inp, Tout, name=None):
+def _decorator(kind, Tout, numpy_inputs):
+    """``@me.py_function(Tout=...)``: the decorated function, called with tensors, runs as a py_function."""
+    if Tout is None:
+        raise TypeError(f"{kind}: Tout is required (a dtype, a me.TensorSpec or a list of them).")
+
+    def decorate(func):
+        @functools.wraps(func)
+        def call(*inp):
+            return _py_call(func, list(inp), Tout, numpy_inputs=numpy_inputs, kind=kind)
+        return call
+    return decorate
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):
     """Call the Python function ``func`` on eager tensors ``inp``, every time the graph runs (an opaque
-    node: the passes never fold, merge or remove it). ``Tout``: a dtype, a ``me.TensorSpec`` (a known
-    shape lets later ops use the result while tracing), or a list of them."""
+    node: the passes never fold, merge or remove it). ``Tout``: a dtype (the result is a tensor), a
+    ``me.TensorSpec`` (a known shape lets later ops use the result while tracing), or a list of them
+    (the result is a list). ``@me.py_function(Tout=...)`` decorates a function, as in TF."""
+    if func is None:
+        return _decorator("py_function", Tout, numpy_inputs=False)
     return _py_call(func, inp, Tout, numpy_inputs=False, kind="py_function")
 
 
-def numpy_function(func, inp, Tout, name=None):
-    """Like ``py_function``, but ``func`` receives NumPy arrays."""
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+    """Like ``py_function``, but ``func`` receives NumPy arrays. An array it returns must have Tout's dtype."""
+    if func is None:
+        return _decorator("numpy_function", Tout, numpy_inputs=True)
     return _py_call(func, inp, Tout, numpy_inputs=True, kind="numpy_function")
+
+
+# ---- assertions ---------------------------------------------------------------------------------
+@register_kernel("assert")
+def _assert_kernel(condition, *arrays, template, summarize):
+    if not condition:
+        values = iter(arrays)
+        shown = [str(next(values) if item is None else item) for item in template]
+        raise InvalidArgumentError(f"assertion failed: [{'] ['.join(shown)}]")
+
+
+assert_op = EffectOp("assert", ("condition", "data"), "raise if not condition", stand_in=lambda values, **attrs: (None,),
+                     traced=lambda tracer, attrs, outputs: None)
+
+
+def Assert(condition, data, summarize=None, name=None):
+    """``me.debugging.Assert``: raise InvalidArgumentError "assertion failed: [data...]" if ``condition``
+    (a bool scalar) is False; inside me.function, every time the graph runs (as TF's tf.debugging.Assert)."""
+    condition = convert_to_tensor(condition)
+    if condition.dtype.name != "bool" or tuple(condition.shape) != ():
+        raise InvalidArgumentError(f"Assert: condition must be a scalar bool tensor, got {condition.dtype.name}"
+                                   f"{list(condition.shape)}. Reduce it first, e.g. me.reduce_all(x > 0).")
+    data = list(data) if isinstance(data, (list, tuple)) else [data]
+    tensors = tuple(x for x in data if isinstance(x, Tensor))
+    template = tuple(None if isinstance(x, Tensor) else x for x in data)
+    assert_op(condition, *tensors, template=template, summarize=summarize)

@@ -20,12 +20,12 @@ from .. import nest
 from ..autodiff.variable import Variable
 from ..engine import recording
 from ..engine.spec import TensorSpec
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, TensorShape
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
 from . import passes
 from .autograph import convert_for_tracing
-from .ir import run
+from .ir import Graph, run
 from .tracing import Tracer
 
 _run_eagerly = False
@@ -48,11 +48,14 @@ class ConcreteFunction:
     ``outputs`` (the nodes it returns) and ``structured_outputs``. Call it with the tensor arguments,
     in order: ``concrete(x, y)``."""
 
-    def __init__(self, graph, output_structure, name):
+    def __init__(self, graph, output_structure, name, input_signature=None, outputs=None):
         self.graph = graph
         self.run_graph = graph        # the graph that runs (the optimisation passes may replace it)
         self.pass_reports = []        # one PassReport per optimisation pass that made run_graph
         self._structure = output_structure
+        self._outputs = outputs       # the structure with the traced (symbolic) output tensors
+        self.structured_input_signature = input_signature   # (args, kwargs): TensorSpecs and Python values
+        self.captured = []            # symbolic tensors of an enclosing trace it reads: its last inputs
         self.name = name
 
     @property
@@ -70,10 +73,53 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self):
-        return self._structure
+        """What the function returned, with the graph's (symbolic) tensors, as TF's."""
+        return self._outputs if self._outputs is not None else self._structure
+
+    def _map_outputs(self, fn):
+        nodes = iter(self.graph.outputs)
+        return nest.pack_sequence_as(self._structure, [None if leaf is None else fn(next(nodes))
+                                                       for leaf in nest.flatten(self._structure)])
+
+    @property
+    def output_shapes(self):
+        """The shape of each output (TensorShape), in the structure the function returned."""
+        return self._map_outputs(lambda node: TensorShape(node.shape))
+
+    @property
+    def output_dtypes(self):
+        """The dtype of each output, in the structure the function returned."""
+        return self._map_outputs(lambda node: node.dtype)
+
+    @property
+    def variables(self):
+        """The variables the graph reads (its captured variables), as TF's ConcreteFunction.variables."""
+        found = []
+        for graph in _graphs(self.graph):
+            for node in graph.nodes:
+                if node.kind == "variable" and all(node.value is not v for v in found):
+                    found.append(node.value)
+        return tuple(found)
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.variables if v.trainable)
+
+    def pretty_printed_signature(self):
+        """Inputs and outputs, in TF's words: ``x (POSITIONAL_OR_KEYWORD): TensorSpec(...)``."""
+        args, kwargs = self.structured_input_signature or ((), {})
+        lines = ["Input Parameters:"]
+        for name, kind, value in self._parameters:
+            lines.append(f"  {name} ({kind}): {_literal(value)}")
+        lines.append("Output Type:")
+        lines.append("  " + _output_type(self._map_outputs(lambda node: TensorSpec(node.shape, node.dtype))))
+        captured = self.variables
+        lines.append("Captures:")
+        lines.extend([f"  {v.name}: {v.dtype.name}{list(v.shape)}" for v in captured] or ["  None"])
+        return "\n".join(lines)
 
     def __call__(self, *tensors):
-        inputs = self.graph.inputs
+        inputs = self.graph.inputs[:len(self.graph.inputs) - len(self.captured)]
         if len(tensors) != len(inputs):
             raise InvalidArgumentError(
                 f"ConcreteFunction '{self.name}' takes {len(inputs)} tensor arguments "
@@ -91,7 +137,7 @@ class ConcreteFunction:
     def _call_flat(self, tensors):
         # Called inside another function's trace, the graph is inlined as traced, so that the outer
         # function's passes see (and optimise) all of it.
-        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors))
+        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors, *self.captured))
         return nest.pack_sequence_as(self._structure, [None if leaf is None else next(outputs)
                                                        for leaf in nest.flatten(self._structure)])
 
@@ -116,6 +162,7 @@ class Function:
         self._keep = []              # objects whose id() is part of a signature stay alive
         self._python_number_traces = 0
         self._warned = False
+        self._traced = False         # traced at least once (variables may be created on the first trace only)
         functools.update_wrapper(self, python_function)
 
     @staticmethod
@@ -193,7 +240,9 @@ class Function:
             if has_numbers:
                 self._python_number_traces += 1
                 self._warn_retrace_storm()
-            concrete = self._concrete[key] = self._trace(bound, leaves)
+            concrete = self._trace(bound, leaves)
+            if not concrete.captured:     # one that reads an enclosing trace's tensors is good for that call only
+                self._concrete[key] = concrete
         return concrete, tensors
 
     def _leaf(self, leaf):
@@ -259,7 +308,30 @@ class Function:
 
     # ---- tracing ----------------------------------------------------------------------------
     def _trace(self, bound, leaves):
-        tracer = Tracer(self.name)
+        """Trace once; as tf.function, a function may create variables on its first trace only. If it
+        did, it is traced again at once, which must create none (a function that makes a Variable on
+        every call would otherwise make a new one for each new signature)."""
+        first = not self._traced
+        self._traced = True
+        concrete, created = self._trace_once(bound, leaves)
+        if created and first:
+            concrete, created = self._trace_once(bound, leaves)
+        if created:
+            raise ValueError(
+                f"me.function '{self.name}' created a me.Variable ('{created[0].name}') on a call after its first: "
+                f"as tf.function, it only supports variables created once, on the first call. Create the variable "
+                f"outside the function, or only if it does not exist yet (if self.v is None: self.v = "
+                f"me.Variable(...)).")
+        return concrete
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Each trace's inputs and outputs, as TF's ``Function.pretty_printed_concrete_signatures()``."""
+        return "\n\n".join(c.pretty_printed_signature() for c in self._concrete.values())
+
+    def _trace_once(self, bound, leaves):
+        original, bound = bound, self._signature.bind(*bound.args, **bound.kwargs)   # a copy: may trace twice
+        # Traced inside another trace (or a compat.v1 graph), it may read that graph's tensors: captures.
+        tracer = Tracer(self.name, parent=recording.tracers[-1] if recording.tracers else None)
         with tracer:
             args = []
             for leaf_name, kind, leaf in leaves:
@@ -286,12 +358,26 @@ class Function:
                         f"outside the function.")
                 flat_out.append(leaf)
             graph = tracer.graph(flat_out)
+            symbols = iter([tracer.symbolic(t) for t in flat_out])
+        created = tracer.created_variables
         tracer.close()
         structure = nest.pack_sequence_as(result, [None if leaf is None else 0 for leaf in nest.flatten(result)])
-        concrete = ConcreteFunction(graph, structure, self.name)
+        outputs = nest.pack_sequence_as(result, [None if leaf is None else next(symbols)
+                                                 for leaf in nest.flatten(result)])
+        given = original
+        parameters = [(name, str(self._signature.parameters[name].kind.name),
+                       nest.map_structure(_spec_of, value) if isinstance(value, (list, tuple, dict))
+                       else _spec_of(value)) for name, value in given.arguments.items()]
+        positional = tuple(value for name, _, value in parameters
+                           if self._signature.parameters[name].kind.name in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+        keywords = {name: value for name, kind, value in parameters if kind == "KEYWORD_ONLY"}
+        concrete = ConcreteFunction(graph, structure, self.name, input_signature=(positional, keywords),
+                                    outputs=outputs)
+        concrete._parameters = parameters
+        concrete.captured = [outer for outer, _ in tracer.captures]
         if self.optimize:   # the optimisation passes (graph/passes); concrete.graph stays as traced
             concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
-        return concrete
+        return concrete, created
 
     def _function_to_trace(self):
         if not self.autograph:
@@ -304,6 +390,37 @@ class Function:
         return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
 
 
+def _graphs(graph):
+    """``graph`` and every subgraph of its cond/while nodes, depth first."""
+    yield graph
+    for node in graph.nodes:
+        for value in node.attrs.values():
+            if isinstance(value, Graph):
+                yield from _graphs(value)
+
+
+def _literal(value):
+    if isinstance(value, TensorSpec):
+        return repr(value)
+    return f"Literal[{value!r}]"
+
+
+def _output_type(structure):
+    if isinstance(structure, dict):
+        return "Dict[" + ", ".join(f"[{k!r}, {_output_type(v)}]" for k, v in structure.items()) + "]"
+    if isinstance(structure, tuple):
+        return "Tuple[" + ", ".join(_output_type(v) for v in structure) + "]"
+    if isinstance(structure, list):
+        return "List[" + ", ".join(_output_type(v) for v in structure) + "]"
+    return "None" if structure is None else repr(structure)
+
+
+def _spec_of(leaf):
+    if isinstance(leaf, TensorSpec):
+        return leaf
+    if isinstance(leaf, Tensor) and not isinstance(leaf, Variable):
+        return TensorSpec(tuple(leaf._value.shape), leaf.dtype)
+    return leaf
 class BoundFunction:
     """``obj.method`` for an ``@me.function`` method: calls it with ``obj`` first; the method's
     ``input_signature`` describes the arguments after ``self``. Everything else is the Function's."""

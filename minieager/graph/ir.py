@@ -29,6 +29,7 @@ from ..engine import recording
 from ..engine.device import CPU, current_device, to_device, to_host
 from ..engine.tensor import Tensor, place, wrap
 from ..errors import InvalidArgumentError
+from ..ops.shape import identity
 from .draw import draw
 
 KINDS = ("placeholder", "constant", "variable", "call", "output")
@@ -318,16 +319,30 @@ class Interpreter:
 
     def call(self, node, args):
         if node.index is None:
-            return node.op(*args, **node.attrs)
+            return self.apply(node, args)
         # One of several outputs (``split``): the op runs once for all its siblings.
         key = (node.op, tuple(id(a) for a in args), tuple(sorted((k, id(v)) for k, v in node.attrs.items())))
         if key not in self._multi:
-            self._multi[key] = node.op(*args, **node.attrs)
+            self._multi[key] = self.apply(node, args)
         return self._multi[key][node.index]
+
+    def apply(self, node, args):
+        """Call the node's Op on ``args``. A cond or while node runs its subgraphs here op by op
+        (``op.interpret``), so that a tape records the ops inside as it records eager code; while
+        an outer trace inlines this graph, it is recorded as one node again."""
+        interpret = getattr(node.op, "interpret", None)
+        if interpret is not None:
+            if recording.tracers:      # inlined into an outer trace: the same node again, not its run
+                return node.op.record_again(recording.tracers[-1], args, node.attrs)
+            return interpret(args, **node.attrs)
+        return node.op(*args, **node.attrs)
 
 
 def _plain(t):
-    """A returned Variable becomes its current value, as on the fast path (in a trace: a read)."""
+    """A returned Variable becomes its current value, as on the fast path (in a trace: a read). Under
+    a tape it is read with ``identity``, so that the tape links the value to the variable."""
     if not isinstance(t, Variable):
         return t
-    return recording.tracers[-1].read(t) if recording.tracers else wrap(t._value, t._device)
+    if recording.tracers:
+        return recording.tracers[-1].read(t)
+    return identity(t) if recording.observers else wrap(t._value, t._device)

@@ -10,8 +10,8 @@ Python ``if``) raises an error that says why and what to use instead.
 import numpy as np
 
 from ..autodiff.variable import Variable
-from ..engine.tensor import Tensor
-from ..errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from ..engine.tensor import Tensor, TensorShape
+from ..errors import InaccessibleTensorError, InvalidArgumentError, OperatorNotAllowedInGraphError
 
 
 def no_value_error(t, what):
@@ -54,12 +54,33 @@ class NoValue:
                    f"belongs to the trace of '{trace}', which is over: a symbolic tensor cannot leave the function "
                    f"(or graph) that made it. Return it from the function instead.")
 
+class LeakedTensorError(InaccessibleTensorError, AttributeError):
+    """``.numpy()`` of a symbolic tensor whose trace is over: also an AttributeError, as TF's
+    "'SymbolicTensor' object has no attribute 'numpy'"."""
+
+
 class SymbolicTensor(Tensor):
     """A tensor being traced: node ``_node`` of the graph that ``_tracer`` records."""
 
     __slots__ = ("_node", "_tracer")
 
+    @property
+    def shape(self):
+        """Its node's shape: known after the trace too (structured_outputs, a tensor kept in a list)."""
+        if isinstance(self._value, NoValue) and self._node.shape is not None:
+            return TensorShape(self._node.shape)
+        return Tensor.shape.fget(self)
+
+    def eval(self, feed_dict=None, session=None):
+        """TF 1's ``tensor.eval()`` in a me.compat.v1 graph: ``sess.run(tensor, feed_dict)`` with the
+        default session (the one of the enclosing ``with me.compat.v1.Session() as sess:``)."""
+        from .compat.v1 import eval_tensor
+        return eval_tensor(self, feed_dict, session)
+
     def numpy(self):
+        if isinstance(self._value, NoValue):      # leaked out of a trace that is over
+            raise LeakedTensorError(f"Tensor '{self._value.name}' {self._value.why} It has no value: .numpy() "
+                                    f"works on the tensors a function returns.")
         raise no_value_error(self, ".numpy()")
 
     def __array__(self, dtype=None, copy=None):

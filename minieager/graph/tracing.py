@@ -28,7 +28,7 @@ from ..autodiff.variable import Variable
 from ..engine import recording
 from ..engine.device import CPU
 from ..engine.dtypes import BY_NUMPY
-from ..errors import InvalidArgumentError
+from ..errors import InaccessibleTensorError, InvalidArgumentError
 from ..engine.tensor import Tensor, _next_id
 from .ir import Graph, Node
 from .symbolic import NoValue, SymbolicTensor, stand_in
@@ -42,20 +42,22 @@ class Tracer:
     me.while_loop): tensors of the parent become extra placeholders, listed in ``captures`` as
     (outer tensor or variable, inner placeholder) pairs."""
 
-    def __init__(self, name, parent=None, capture_variables=False):
-        self.name, self.parent, self.capture_variables = name, parent, capture_variables
+    def __init__(self, name, parent=None):
+        self.name, self.parent = name, parent
         self.nodes, self.placeholders, self.captures = [], [], []
+        self.recorder = GraphRecorder()   # every differentiable call, for me.gradients
         self._calls = itertools.count()
         self._constants = {}      # id(tensor) -> (tensor, its symbolic node): one node per constant tensor
         self._reads = {}          # id(variable) -> (variable, its symbolic value now)
         self._names = set()
         self._made = []           # every symbolic tensor made, for close()
+        self.created_variables = []   # Variables made while tracing (me.function allows them on its first trace)
 
     # ---- opening and closing -----------------------------------------------------------------
     def __enter__(self):
         # Tapes opened outside the function must not record the trace (they record the graph's run).
         self._paused = recording.observers[:]
-        recording.observers.clear()
+        recording.observers[:] = [self.recorder]
         recording.tracers.append(self)
         return self
 
@@ -69,6 +71,7 @@ class Tracer:
         for t in self._made:
             t._value = NoValue.trace_over(t._node.name, self.name)
         self._made = []
+        self.recorder.records = []      # me.gradients builds into an open trace only
 
     def graph(self, outputs):
         """The recorded graph, returning the symbolic tensors (or tensors, variables) ``outputs``."""
@@ -118,44 +121,40 @@ class Tracer:
         return entry[1]
 
     def _capture(self, t):
-        """A tensor of an enclosing graph (or, in a cond branch, a variable) used in a branch or loop
-        body: an extra placeholder, fed with the outer value when the cond or while node runs."""
-        if type(t) is SymbolicTensor:
-            tracer = self.parent
-            while tracer is not None and tracer is not t._tracer:
-                tracer = tracer.parent
-            if tracer is None:
-                raise InvalidArgumentError(
-                    f"Tensor '{t._node.name}' belongs to the trace of '{t._tracer.name}', which is over: a "
-                    f"symbolic tensor cannot leave the function that made it. Return it from the function instead.")
+        """A symbolic tensor of an enclosing graph used in a branch or loop body: an extra placeholder,
+        fed with the outer value when the cond or while node runs."""
+        tracer = self.parent
+        while tracer is not None and tracer is not t._tracer:
+            tracer = tracer.parent
+        if tracer is None:
+            raise InaccessibleTensorError(
+                f"Tensor '{t._node.name}' belongs to the trace of '{t._tracer.name}', so it cannot be used in "
+                f"'{self.name}': a symbolic tensor cannot leave the function (or branch, or loop body) that "
+                f"made it. Return it from that function instead, or pass it as an argument.")
         for outer, inner in self.captures:
             if outer is t:
                 return inner
-        if type(t) is SymbolicTensor:
-            name, shape = t._node.name.lstrip("%"), t._node.shape
-        else:
-            name, shape = t.name.split(":")[0].replace("/", "_"), t._value.shape
-        inner = self.placeholder(f"{name}_in", shape, t._dtype)
+        inner = self.placeholder(f"{t._node.name.lstrip('%')}_in", t._node.shape, t._dtype)
         self.captures.append((t, inner))
         return inner
 
     def read(self, variable):
         """The variable's value at this point of the program: a ``variable`` node read when the graph
-        runs (after an assignment in this graph, the assigned value; in a cond branch, a capture, so
-        that gradients reach the variable through the cond)."""
+        runs (one per variable until an effect may have assigned it: then a new read)."""
         entry = self._reads.get(variable._id)
         if entry is None:
-            if self.parent is not None and self.capture_variables:
-                return self._capture(variable)
             base = variable.name.split(":")[0].replace("/", "_")
             node = Node("variable", self._unique(base), shape=variable._value.shape, dtype=variable._dtype,
                         value=variable, source=_user_source())
             entry = self._reads[variable._id] = (variable, self._add(node, variable._value))
         return entry[1]
 
-    def forget_reads(self):
-        """After an effect that may assign any variable, later reads must read again."""
-        self._reads.clear()
+    def forget_reads(self, variable=None):
+        """After an effect that may assign ``variable`` (None: any variable), later reads must read again."""
+        if variable is None:
+            self._reads.clear()
+        else:
+            self._reads.pop(variable._id, None)
 
     # ---- ops ----------------------------------------------------------------------------------
     def call(self, op, inputs, attrs):
@@ -209,6 +208,19 @@ class Tracer:
             for observer in recording.observers:     # tapes opened inside the function (tape.gradient)
                 observer._observe(op, inputs, outputs, attrs)
         return outputs[0] if op.num_outputs == 1 else outputs
+
+
+class GraphRecorder:
+    """A tape that watches everything: each differentiable call recorded into one graph, as the tuple a
+    GradientTape keeps, so that ``me.gradients`` plays them backwards with the tape's own ``backward``
+    (a trace has no variable versions to check: its ops run in program order)."""
+
+    def __init__(self):
+        self.records = []
+
+    def _observe(self, op, inputs, outputs, attrs):
+        if op.vjp is not None:
+            self.records.append((op, inputs, outputs, attrs, ()))
 
 
 def _user_source():

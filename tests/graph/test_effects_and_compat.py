@@ -117,3 +117,87 @@ def test_dropout_in_a_traced_step_masks_differently_each_call():
     f = me.function(lambda x: layer(x, training=True))
     masks = [f(me.ones(1000)).numpy() != 0 for _ in range(2)]
     assert 300 < masks[0].sum() < 700 and not np.array_equal(masks[0], masks[1])
+
+
+# ---- TF 1 graphs: get_variable, variable_scope, initializers, eval/run, gradients -----------------------
+def test_tf1_graph_with_get_variable_initializer_and_gradients():
+    # TF 2.21 (tf.compat.v1 in a tf.Graph): grads [6, 12] and 5.0, y.eval({x: [1, 1]}) == 6.0 (w = 3),
+    # init.run() and w.initializer.run() return None, names w:0 and layer1/a:0.
+    tf = me.compat.v1
+    with tf.Graph().as_default() as graph:
+        x = tf.placeholder(me.float32, [2])
+        w = tf.get_variable("w", shape=[], initializer=tf.constant_initializer(3.0))
+        y = me.reduce_sum(w * x * x)
+        grads = me.gradients(y, [x, w])
+        init = tf.global_variables_initializer()
+        assert isinstance(init, tf.Operation) and isinstance(w.initializer, tf.Operation)
+        assert [n.op.name for n in init.nodes] == ["assign_variable"]       # an IR node, as me.function's
+        with tf.Session(graph=graph) as sess:
+            assert sess.run(init) is None
+            gx, gw = sess.run(grads, {x: [1.0, 2.0]})
+            np.testing.assert_array_equal(gx, [6.0, 12.0])
+            assert float(gw) == 5.0
+            assert float(y.eval({x: [1.0, 1.0]})) == 6.0
+            w.assign(7.0)          # (recorded into the graph, not run: the value changes only when it runs)
+            assert init.run() is None and w.initializer.run() is None
+            assert float(y.eval({x: [1.0, 0.0]})) == 3.0
+        assert w.name == "w:0" and tf.trainable_variables() == [w]
+
+
+def test_running_an_initializer_resets_the_variable():
+    tf = me.compat.v1
+    with tf.Graph().as_default() as graph:
+        v = tf.get_variable("v", shape=[2], initializer=tf.ones_initializer())
+        bump = tf.assign_add(v, [2.0, 3.0])       # TF 1's tf.assign_add: a tensor that updates v when run
+        read = me.identity(v)
+        with tf.Session(graph=graph) as sess:
+            np.testing.assert_array_equal(sess.run(bump), [3.0, 4.0])
+            np.testing.assert_array_equal(sess.run(bump), [5.0, 7.0])
+            np.testing.assert_array_equal(sess.run(read), [5.0, 7.0])
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(read), [1.0, 1.0])
+
+
+def test_variable_scope_and_reuse_as_tf1():
+    # TF 2.21's messages for each misuse of get_variable.
+    tf = me.compat.v1
+    with tf.Graph().as_default():
+        with tf.variable_scope("layer1"):
+            a = tf.get_variable("a", shape=[2], initializer=tf.zeros_initializer())
+            assert a.name == "layer1/a:0"
+            with pytest.raises(ValueError, match="Variable layer1/a already exists, disallowed"):
+                tf.get_variable("a", shape=[2])
+        with tf.variable_scope("layer1", reuse=True):
+            assert tf.get_variable("a", shape=[2]) is a
+            with pytest.raises(ValueError, match="Variable layer1/zz does not exist"):
+                tf.get_variable("zz", shape=[2])
+        with tf.variable_scope("layer1", reuse=tf.AUTO_REUSE):
+            assert tf.get_variable("a", shape=[2]) is a
+            with pytest.raises(ValueError, match=r"specified shape \(3,\) and found shape \(2,\)"):
+                tf.get_variable("a", shape=[3])
+        with pytest.raises(ValueError, match="did not get an initializer, so its `shape` argument must be specified"):
+            tf.get_variable("q")
+        d = tf.get_variable("d", shape=[20, 30])         # glorot uniform: |d| <= sqrt(6 / 50)
+        assert d.shape == (20, 30) and np.abs(d.numpy()).max() <= np.sqrt(6 / 50)
+        assert [v.name for v in tf.global_variables()] == ["layer1/a:0", "d:0"]
+
+
+def test_eval_and_run_need_a_default_session():
+    tf = me.compat.v1
+    with tf.Graph().as_default():
+        y = tf.placeholder(me.float32, [1]) * 2.0
+        with pytest.raises(ValueError, match="no default session is registered"):
+            y.eval()
+
+
+def test_a_tf1_graph_prints_and_draws_as_a_function_graph():
+    tf = me.compat.v1
+    with tf.Graph().as_default() as graph:
+        x = tf.placeholder(me.float32, [2])
+        w = tf.get_variable("w", shape=[], initializer=tf.constant_initializer(3.0))
+        y = me.reduce_sum(w * x)
+        listing = str(graph.as_ir(y))
+        assert listing.splitlines()[0] == "def graph(Placeholder: float32[2]):"
+        assert "variable 'w:0'" in listing and "reduce_sum" in listing and "assign_variable" not in listing
+        assert "assign_variable" in str(graph)          # the whole graph: the initializer too
+        assert graph.draw(y)._repr_svg_().startswith("<svg")

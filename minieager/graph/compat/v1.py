@@ -16,6 +16,10 @@ from ... import nest
 from ...engine import dtypes, recording
 from ...errors import InvalidArgumentError
 from ...engine.tensor import Tensor
+from ...autodiff.variable import Variable, assign_variable
+from ...engine.tensor import wrap
+from ...ops import random
+from ...ops.creation import constant, fill
 from ..effects import numpy_function
 from ..ir import Graph as _IRGraph, run_arrays
 from ..symbolic import SymbolicTensor
@@ -29,7 +33,10 @@ class Graph:
 
     def __init__(self):
         self.tracer = Tracer("graph")
+        self.tracer.created_variables = _GraphVariables(self)   # each new variable gets its initializer op
         self._open = False
+        self._by_name = {}          # get_variable's variables, by full name ("layer1/w")
+        self._scopes = []           # variable_scope's (name, reuse) stack
 
     def _enter(self):
         if not self._open:
@@ -53,6 +60,26 @@ class Graph:
     def nodes(self):
         return list(self.tracer.nodes)
 
+    def as_ir(self, fetches=None):
+        """The graph built so far as me.function's IR (graph/ir.py): the nodes ``fetches`` need (by
+        default every node, returning those nothing reads), ready to print, draw or run."""
+        nodes = self.tracer.nodes
+        if fetches is None:
+            read = {i for n in nodes for i in n.inputs}
+            outputs = [n for n in nodes if n not in read and n.kind != "placeholder"]
+        else:
+            outputs = [self.tracer.symbolic(f)._node for f in nest.flatten(fetches)]
+        needed = _ancestors(outputs) if fetches is not None else set(nodes)
+        return _IRGraph([n for n in nodes if n in needed], [n for n in self.tracer.placeholders if n in needed],
+                        outputs, name="graph")
+
+    def draw(self, fetches=None, title=None, direction="LR"):
+        """The graph drawn in the tape debugger's visual language, as a me.function graph is."""
+        return self.as_ir(fetches).draw(title, direction)
+
+    def __str__(self):
+        return str(self.as_ir())
+
     def __repr__(self):
         return f"<me.compat.v1.Graph: {len(self.tracer.nodes)} nodes>"
 
@@ -72,6 +99,37 @@ class _AsDefault:
         self.graph._exit()
         _default = self._previous
         return False
+
+
+class Operation:
+    """A node of a TF 1 graph that is run for what it does, not for a value: a variable's
+    ``initializer``, ``global_variables_initializer()``. ``sess.run(op)`` or ``op.run()`` (with the
+    default session) runs its effect nodes and returns None."""
+
+    def __init__(self, name, nodes, graph):
+        self.name, self.nodes, self.graph = name, list(nodes), graph
+
+    def run(self, feed_dict=None, session=None):
+        return _session(session, "Operation.run").run(self, feed_dict)
+
+    def __repr__(self):
+        return f"<me.compat.v1.Operation '{self.name}': {len(self.nodes)} node(s)>"
+
+
+class _GraphVariables(list):
+    """The variables made while a graph is built. Each gets its ``initializer``: an ``assign_variable``
+    node of the graph that sets the initial value again whenever it runs (TF 1's ``v.initializer``)."""
+
+    def __init__(self, graph):
+        super().__init__()
+        self.graph = graph
+
+    def append(self, variable):
+        super().append(variable)
+        initial = wrap(np.array(variable._value, copy=True), variable._device)
+        assign_variable(initial, variable=variable)
+        node = self.graph.tracer.nodes[-1]
+        variable._initializer = Operation(f"{variable.name.split(':')[0]}/Assign", [node], self.graph)
 
 
 def get_default_graph():
@@ -104,19 +162,176 @@ def py_func(func, inp, Tout, stateful=True, name=None):
     return numpy_function(func, inp, Tout, name=name)
 
 
-# In eager execution a variable holds its value from the moment it is made, so the initializers
-# TF 1 graphs had to run are no-ops, as in TF 2's eager mode (both return None; sess.run(None) is None).
+# ---- variables ---------------------------------------------------------------------------------------
+def _building():
+    """The graph being built, or None (eager)."""
+    return _default if _default is not None and _default._open else None
+
+
+def global_variables():
+    """The variables made in the default graph, in order (eagerly: none, as TF 2's)."""
+    graph = _building()
+    return list(graph.tracer.created_variables) if graph else []
+
+
+def trainable_variables():
+    return [v for v in global_variables() if v.trainable]
+
+
 def global_variables_initializer():
-    """Does nothing and returns None: variables are initialized when they are created."""
-    return None
-
-
-def local_variables_initializer():
-    """Does nothing and returns None: variables are initialized when they are created."""
-    return None
+    """In a graph: an Operation that sets every variable of the graph to its initial value (run it with
+    ``sess.run(init)`` or ``init.run()``). Eagerly, None: a variable is initialized when it is made (a
+    variable made in a graph has its initial value from the start too; running the initializer again
+    resets it)."""
+    graph = _building()
+    if graph is None:
+        return None
+    nodes = [node for v in graph.tracer.created_variables for node in v.initializer.nodes]
+    return Operation("init", nodes, graph)
 
 
 initialize_all_variables = global_variables_initializer
+
+
+def local_variables_initializer():
+    """An Operation that does nothing (minieager has no local variables); None eagerly."""
+    graph = _building()
+    return None if graph is None else Operation("init_1", [], graph)
+
+
+def assign(ref, value, name=None):
+    """TF 1's ``tf.assign``: a tensor whose running sets ``ref`` to ``value`` (and is that value)."""
+    return assign_variable(ref._checked(value, "assign"), variable=ref)
+
+
+def assign_add(ref, value, name=None):
+    """TF 1's ``tf.assign_add``: a tensor whose running adds ``value`` to ``ref`` (and is the new value)."""
+    return assign_variable(ref._current() + ref._checked(value, "assign_add"), variable=ref)
+
+
+AUTO_REUSE = "auto_reuse"
+
+
+class variable_scope:
+    """``with variable_scope("layer1"):`` prefixes the names ``get_variable`` gives ("layer1/w");
+    ``reuse=True`` returns the existing variables instead of making new ones, ``reuse=AUTO_REUSE``
+    makes them the first time and returns them after."""
+
+    def __init__(self, name_or_scope, default_name=None, values=None, initializer=None, reuse=None, **kwargs):
+        self.name = name_or_scope or default_name
+        self.reuse = reuse
+
+    def __enter__(self):
+        graph = get_default_graph()
+        outer = graph._scopes[-1][1] if graph._scopes else None
+        graph._scopes.append((self.name, self.reuse if self.reuse is not None else outer))
+        self._graph = graph
+        return self
+
+    def __exit__(self, *exc):
+        self._graph._scopes.pop()
+        return False
+
+
+def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, trainable=True, **kwargs):
+    """TF 1's ``tf.get_variable``: the variable ``name`` of the current variable_scope, made with
+    ``initializer`` (glorot uniform by default, as TF's) or, under ``reuse``, the existing one."""
+    graph = get_default_graph()
+    full = "/".join([scope for scope, _ in graph._scopes] + [name])
+    reuse = graph._scopes[-1][1] if graph._scopes else None
+    dtype = dtypes.as_dtype(dtype)
+    existing = graph._by_name.get(full)
+    if existing is not None:
+        if not reuse:
+            raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True or "
+                             f"reuse=me.compat.v1.AUTO_REUSE in variable_scope?")
+        if shape is not None and tuple(shape) != tuple(existing.shape):
+            raise ValueError(f"Trying to share variable {full}, but specified shape {tuple(shape)} and found shape "
+                             f"{tuple(existing.shape)}.")
+        return existing
+    if reuse is True:
+        raise ValueError(f"Variable {full} does not exist, or was not created with get_variable(). Did you mean to "
+                         f"set reuse=me.compat.v1.AUTO_REUSE in variable_scope?")
+    if initializer is None or callable(initializer):
+        if shape is None:
+            raise ValueError(f"Variable {full} did not get an initializer, so its `shape` argument must be specified.")
+        make = initializer or glorot_uniform_initializer()
+        value = lambda: make(tuple(shape), dtype)     # noqa: E731  (computed eagerly, outside the graph)
+    else:
+        value = constant(initializer, dtype=dtype)
+    variable = Variable(value, trainable=trainable, name=full, dtype=dtype)
+    graph._by_name[full] = variable
+    return variable
+
+
+class constant_initializer:
+    def __init__(self, value=0):
+        self.value = value
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs):
+        return fill(list(shape), constant(self.value, dtype=dtype)) if np.ndim(self.value) == 0 else \
+            constant(np.reshape(np.asarray(self.value), shape), dtype=dtype)
+
+
+class zeros_initializer(constant_initializer):
+    def __init__(self, dtype=None):
+        super().__init__(0)
+
+
+class ones_initializer(constant_initializer):
+    def __init__(self, dtype=None):
+        super().__init__(1)
+
+
+class random_normal_initializer:
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs):
+        return random.normal(list(shape), self.mean, self.stddev, dtype=dtype, seed=self.seed)
+
+
+class random_uniform_initializer:
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None, dtype=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs):
+        return random.uniform(list(shape), self.minval, self.maxval, dtype=dtype, seed=self.seed)
+
+
+class glorot_uniform_initializer:
+    """Uniform in +-sqrt(6 / (fan_in + fan_out)): get_variable's default, as TF's."""
+
+    def __init__(self, seed=None, dtype=None):
+        self.seed = seed
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs):
+        receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+        fan_in = shape[-2] * receptive if len(shape) > 1 else (shape[0] if shape else 1)
+        fan_out = shape[-1] * receptive if len(shape) > 1 else (shape[0] if shape else 1)
+        limit = float(np.sqrt(6.0 / max(1, fan_in + fan_out)))
+        return random.uniform(list(shape), -limit, limit, dtype=dtype, seed=self.seed)
+
+
+# ---- the default session: Tensor.eval(), Operation.run() -----------------------------------------------
+_default_session = []     # the sessions opened with ``with``, innermost last
+
+
+def get_default_session():
+    return _default_session[-1] if _default_session else None
+
+
+def _session(session, what):
+    session = session or get_default_session()
+    if session is None:
+        raise ValueError(f"{what}: no default session is registered. Use `with me.compat.v1.Session() as sess:` or "
+                         f"pass session=sess.")
+    return session
+
+
+def eval_tensor(tensor, feed_dict=None, session=None):
+    """``tensor.eval()``: its value, computed by the default session (``sess.run(tensor, feed_dict)``)."""
+    return _session(session, "Tensor.eval").run(tensor, feed_dict)
 
 
 class Session:
@@ -127,11 +342,17 @@ class Session:
         self._closed = False
 
     def __enter__(self):
+        _default_session.append(self)
         return self
 
     def __exit__(self, *exc):
+        if _default_session and _default_session[-1] is self:
+            _default_session.pop()
         self.close()
         return False
+
+    def as_default(self):
+        return self
 
     def close(self):
         """Closing the session closes the default graph it ran (a new placeholder starts a new one)."""
@@ -143,18 +364,19 @@ class Session:
         """The values of ``fetches`` (a tensor or a nested list/tuple/dict of them) as NumPy arrays."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        flat = nest.flatten(fetches)
+        flat = [fetches] if isinstance(fetches, Operation) else nest.flatten(fetches)
         graph = self.graph or _default
         feeds = dict(feed_dict or {})
         symbolic = [f for f in flat if isinstance(f, SymbolicTensor)]
-        if not symbolic:
+        operations = [f for f in flat if isinstance(f, Operation)]
+        if not symbolic and not operations:
             return nest.pack_sequence_as(fetches, [_eager_value(f) for f in flat])
-        tracer = symbolic[0]._tracer
-        if graph is None or tracer is not graph.tracer:
+        tracer = symbolic[0]._tracer if symbolic else operations[0].graph.tracer
+        if graph is None or tracer is not graph.tracer or any(op.graph is not graph for op in operations):
             raise InvalidArgumentError("Session.run: the fetched tensors belong to another graph than this "
                                        "session's. Build them inside the same graph.")
-        outputs = [tracer.symbolic(f)._node for f in flat]
-        needed = _ancestors(outputs)
+        outputs = [tracer.symbolic(f)._node for f in flat if not isinstance(f, Operation)]
+        needed = _ancestors(outputs + [node for op in operations for node in op.nodes])
         inputs = [n for n in tracer.placeholders if n in needed]
         fed = {}
         for key, value in feeds.items():
@@ -183,7 +405,9 @@ class Session:
         finally:
             if was_open:
                 graph.tracer.__enter__()
-        return nest.pack_sequence_as(fetches, [np.array(r) for r in results])
+        results = iter(results)
+        values = [None if isinstance(f, Operation) else np.array(next(results)) for f in flat]
+        return values[0] if isinstance(fetches, Operation) else nest.pack_sequence_as(fetches, values)
 
 
 def _eager_value(t):
