@@ -472,3 +472,27 @@ def test_a_bound_method_is_converted():
             return me.zeros_like(x)
     gate = me.function(Gate().open)
     assert gate(me.constant(2.0)).numpy() == 2.0 and gate(me.constant(-2.0)).numpy() == 0.0
+
+
+def test_gradients_through_converted_loops_equal_eager():
+    """A converted `for i in me.range(n)` and `while` over tensors are while_loops: an outer tape's
+    gradient through them equals eager's (the loops' backward pass is graph mode's, tests/graph)."""
+    def f(x, w):
+        y = x
+        for i in me.range(3):
+            y = me.sin(y * w)
+        k = 0
+        while k < 2:
+            y = y * w + x
+            k += 1
+        return me.reduce_sum(y)
+    x = me.constant(np.array([0.3, -0.2]))
+    w = me.Variable(np.array([0.9, 1.1]))
+    with me.GradientTape() as tape:
+        eager = f(x, w)
+    expected = tape.gradient(eager, w)
+    with me.GradientTape() as tape:
+        traced = me.function(f)(x, w)
+    got = tape.gradient(traced, w)
+    assert got is not None
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10)
