@@ -496,3 +496,23 @@ def test_gradients_through_converted_loops_equal_eager():
     got = tape.gradient(traced, w)
     assert got is not None
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10)
+
+
+def test_a_loop_target_is_not_handed_on_by_a_later_if():
+    """`for _ in range(n)` binds `_` inside the converted loop body only; an `if` after it (on a
+    Python value, with another `for _` inside) must not hand `_` on, even when the loop ran zero times."""
+    @me.function
+    def f(x, order):
+        y = me.cos(x)
+        for _ in range(order):
+            (y,) = me.gradients(y, [x])
+        y1 = y
+        if order > 0:
+            y1 = y * 2.0
+            for _ in range(order - 1):
+                (y1,) = me.gradients(y1, [x])
+        return y, y1
+    y, y1 = f(me.constant(1.0), 0)
+    assert y.numpy() == y1.numpy() == pytest.approx(np.cos(1.0), rel=1e-6)
+    y, y1 = f(me.constant(1.0), 2)
+    assert y.numpy() == pytest.approx(-np.cos(1.0), rel=1e-6) and y1.numpy() == pytest.approx(2 * np.sin(1.0), rel=1e-6)

@@ -203,7 +203,13 @@ class Variables:
         self.globals = {name for n in _walk_body(fn.body) if isinstance(n, ast.Global)
                         for name in n.names}            # never handed on: the nested functions declare them
         self.stores, self.loads = [], []                # (line, name)
+        # A converted loop binds its target inside the loop body's function only, so the target is
+        # not defined after the loop (an `if` after `for _ in ...` must not hand `_` on).
+        loop_targets = {id(t) for n in _walk_body(fn.body) if isinstance(n, ast.For)
+                        for t in ast.walk(n.target) if isinstance(t, ast.Name)}
         for n in _walk_body(fn.body):
+            if id(n) in loop_targets:
+                continue
             if isinstance(n, ast.Name):
                 (self.stores if isinstance(n.ctx, ast.Store) else self.loads).append((n.lineno, n.id))
             elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
