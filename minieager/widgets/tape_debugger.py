@@ -95,7 +95,7 @@ class TapeDebugger(anywidget.AnyWidget):
         self._dirty, self._laid_out, self._last_sync = False, False, 0.0
         self._displays = []         # (display id, the trace drawn in its picture)
         super().__init__(trace=self._build(layout=True), **kwargs)
-        self._target, self._sources = None, None
+        self._target, self._sources, self._records = None, None, None
         tape._debuggers.append(self)
         self.on_msg(self._on_page_message)
         _live.add(self)
@@ -143,7 +143,9 @@ class TapeDebugger(anywidget.AnyWidget):
             self.set_trait("trace", error_trace(str(e), base=self.trace))
             raise
         self.set_trait("trace", new)
-        self._target, self._sources = target, sources
+        # The records as they are now: a later tape.gradient frees a non-persistent tape, and the
+        # finite-difference check replays these (the forward re-recorded from the tape's records).
+        self._target, self._sources, self._records = target, sources, self._tape.records
         self.step, self.mode, self.selected, self.checks = 0, "backward", "", {}
 
     def check_gradient(self, source):
@@ -161,7 +163,7 @@ class TapeDebugger(anywidget.AnyWidget):
             if source not in ids:
                 raise TraceError(f"check_gradient: {source!r} is not a source node; the sources are {ids}.")
             source = flat[ids.index(source)]
-        result = check_gradient(self._tape, self._target, self._sources, source)
+        result = check_gradient(self._records, self._target, self._sources, source)
         node_id = self.trace.to_dict()["sources"][next(k for k, s in enumerate(flat) if s is source)]
         self.checks = {**self.checks, node_id: result}
         return result
