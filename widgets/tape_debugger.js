@@ -617,6 +617,7 @@ function isBroadcastOf(small, big) {
 
 // ---------------------------------------------------------------- the rule with its numbers
 
+const CODE_RULE = "(code)"; // the rule text of an op whose gradient rule exists only as code (engine/op.py)
 const SMALL = 6; // values of at most this many elements are written into the rule, number by number
 const RULE_WORDS = new Set(["exp", "log", "sqrt", "tanh", "sigmoid", "sign", "abs", "cos", "sin", "floor", "max", "min", "T"]);
 const tupleText = (shape) => `(${shape.join(", ")}${shape.length === 1 ? "," : ""})`;
@@ -639,6 +640,7 @@ function inFormula(value) {
 // `values` maps the names the rule uses (dy, a, b, x, out) to value summaries.
 function ruleNumbers(line, values, sent, upShape) {
   const rhs = String(line).split(" = ").slice(1).join(" = ");
+  if (rhs === CODE_RULE) return [`= ${previewOf(sent)}`]; // a rule given as code only: its numbers
   const words = rhs.match(/[A-Za-z_]\w*/g) ?? [];
   if (!rhs || !words.length || !words.every((w) => values.has(w) || RULE_WORDS.has(w))) return [];
   const used = [...new Set(words.filter((w) => values.has(w)))].map((w) => [w, values.get(w)]);
@@ -653,16 +655,44 @@ function ruleNumbers(line, values, sent, upShape) {
     lines.push(`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(broadcast ? upShape : gShape)}`);
   }
   if (broadcast) lines.push(`sum over axis ${sumAxes(gShape, upShape).join(", ")}: ${tupleText(upShape)} → ${tupleText(gShape)}`);
-  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL))) {
-    const preview = sent.full ? truncate(formatData(sent.data, 4), 64) : `${formatShape(gShape)} · min ${formatNumber(sent.min)}, max ${formatNumber(sent.max)}`;
-    lines.push(`= ${preview}`);
-  }
+  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL))) lines.push(`= ${previewOf(sent)}`);
   return lines;
 }
 
+// A value in one short line: its numbers when it is small, else its shape and range.
+const previewOf = (v) => (v.full ? truncate(formatData(v.data, 4), 64) : `${formatShape(shapeOf(v))} · min ${formatNumber(v.min)}, max ${formatNumber(v.max)}`);
+
+// The op's formula, read from its rule text: "d(a * b)/da = dy * b" -> "a * b".
+const formulaOf = (rule) => (/^d\((.*)\)\/d\s*[A-Za-z_][\w']*(?: = |: )/.exec(String(rule?.[0] ?? "")) ?? [])[1] ?? null;
+
+// The forward step with its numbers, as backward's rule gets them: "= 3 × 3 = 9" for small values,
+// the shapes for bigger ones. `values` maps the formula's input names to value summaries; words
+// that are neither (function names such as "sum") must be followed by "(".
+function forwardNumbers(formula, values, out) {
+  if (!formula || !out) return [];
+  const words = [...formula.matchAll(/[A-Za-z_]\w*(\s*\()?/g)];
+  if (!words.length || !words.every((m) => values.has(m[0]) || m[1] || RULE_WORDS.has(m[0]))) return [];
+  const used = [...new Set(words.map((m) => m[0]).filter((w) => values.has(w)))].map((w) => [w, values.get(w)]);
+  if (!used.length || used.some(([, v]) => !v)) return [];
+  if (used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL)) {
+    const put = formula.replace(/[A-Za-z_]\w*/g, (w) => (values.has(w) ? inFormula(values.get(w)) : w)).replace(/\*/g, "×");
+    return [`= ${put} = ${compactValue(out, 6)}`];
+  }
+  return [`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(shapeOf(out))}`, `= ${previewOf(out)}`];
+}
+
 // Rule text in a monospace block, with the incoming gradient `dy` picked out in the gradient colour.
-function ruleLine(line, active = true) {
-  const parts = String(line).split(/(\bdy\b)/);
+// A rule that is code only ("d(f(x))/dx = (code)": an Op given a vjp but no words) ends in a link
+// "rule: (code)" that opens the op's VJP source in the inspector (`openCode`).
+function ruleLine(line, active = true, openCode = null) {
+  const text = String(line);
+  if (text.endsWith(` = ${CODE_RULE}`)) {
+    const link = openCode
+      ? h("button", { type: "button", class: "me-code-rule", "data-role": "code-rule", title: "Open its gradient rule's source (the op's vjp)", text: "rule: (code)", onclick: openCode })
+      : h("span", { class: "me-code-rule", "data-role": "code-rule", text: "rule: (code)" });
+    return h("div", { class: "me-rule-line" + (active ? "" : " is-muted") }, [text.slice(0, -CODE_RULE.length), link]);
+  }
+  const parts = text.split(/(\bdy\b)/);
   return h("div", { class: "me-rule-line" + (active ? "" : " is-muted") },
     parts.map((part) => (part === "dy" ? h("span", { class: "me-dy", text: "dy" }) : part)));
 }
@@ -1045,6 +1075,7 @@ class InspectorView {
     const st = back.step;
     const op = p.byId.get(st.op);
     const rule = st.rule ?? op.rule ?? [];
+    const openCode = () => this.app.set("selected", op.id);   // the inspector shows the vjp's source
     const sentTo = new Set((st.grads_out ?? []).map((go) => go.input_index));
     const header = h("section", { class: "me-card me-current" }, [
       h("div", { class: "me-card-kicker", text: `Backward step ${this.app.step + 1} of ${p.steps.length}` }),
@@ -1055,7 +1086,7 @@ class InspectorView {
         valueView(u.value),
       ]))),
       h("div", { class: "me-field-label", text: "Chain rule: local derivative × dy" }),
-      h("div", { class: "me-rule", "data-role": "rule" }, rule.map((line, i) => ruleLine(line, sentTo.has(i) || !sentTo.size))),
+      h("div", { class: "me-rule", "data-role": "rule" }, rule.map((line, i) => ruleLine(line, sentTo.has(i) || !sentTo.size, openCode))),
     ]);
     const upShape = shapeOf(asValue(st.upstream?.[0]?.value));
     // What the rule's names stand for at this step: dy, the op's inputs by the names its rule uses, out.
@@ -1071,7 +1102,7 @@ class InspectorView {
         const gShape = shapeOf(asValue(go.value));
         return h("div", { class: "me-send", "data-role": "grad-out", "data-edge-id": go.edge, "data-tensor": go.tensor }, [
           h("div", { class: "me-send-title" }, [input ? `to input ${input} = ` : "to ", h("strong", { text: who })]),
-          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index]),
+          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index], true, openCode),
             ...ruleNumbers(rule[go.input_index], values, asValue(go.value), upShape).map((l) => h("div", { class: "me-rule-line me-rule-numbers", "data-role": "rule-numbers", text: l }))]),
           valueView(go.value),
           isBroadcastOf(gShape, upShape) && h("div", { class: "me-note", text:
@@ -1120,8 +1151,22 @@ class InspectorView {
       h("div", { class: "me-card-kicker", text: `Forward step ${this.app.step + 1} of ${p.forward.length}` }),
       h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
       h("div", { class: "me-eq me-forward-eq" }, `${(fwd.step.outputs ?? []).map(label).join(", ")} = ${opLabel(op)}(${(fwd.step.inputs ?? []).map(label).join(", ")})`),
+      ...this.forwardFormula(op, fwd.step),
       ...(fwd.step.outputs ?? []).flatMap((id) => [h("div", { class: "me-field-label", text: `${label(id)} =` }), valueView(p.byId.get(id)?.value)]),
     ])];
+  }
+
+  // The op's formula with this step's numbers put in, as the backward card does with its rule.
+  forwardFormula(op, step) {
+    const p = this.app.p;
+    const rule = op.rule ?? [], formula = formulaOf(rule);
+    if (!formula || (step.outputs ?? []).length !== 1) return [];
+    const values = new Map();
+    (step.inputs ?? []).forEach((id, i) => { const name = ruleInput(rule[i]); if (name && !values.has(name)) values.set(name, asValue(p.byId.get(id)?.value)); });
+    const lines = forwardNumbers(formula, values, asValue(p.byId.get(step.outputs[0])?.value));
+    if (!lines.length) return [];
+    return [h("div", { class: "me-rule", "data-role": "forward-numbers" }, [h("div", { class: "me-rule-line", text: formula }),
+      ...lines.map((l) => h("div", { class: "me-rule-line me-rule-numbers", text: l }))])];
   }
 
   inspectorCard(n, back) {
@@ -1138,7 +1183,8 @@ class InspectorView {
       if (attrs.length) items.push(h("div", { class: "me-field-label", text: "Attributes" }),
         h("code", { class: "me-attrs", text: attrs.map(([key, v]) => `${key}=${JSON.stringify(v)}`).join(", ") }));
       if ((n.rule ?? []).length) items.push(h("div", { class: "me-field-label", text: "Gradient rule" }), h("div", { class: "me-rule" }, n.rule.map((l) => ruleLine(l))));
-      if (n.vjp) items.push(h("details", { class: "me-source", "data-role": "inspector-vjp", open: n.custom }, [
+      const codeOnly = (n.rule ?? []).some((l) => String(l).endsWith(` = ${CODE_RULE}`));
+      if (n.vjp) items.push(h("details", { class: "me-source", "data-role": "inspector-vjp", open: n.custom || codeOnly }, [
         h("summary", {}, [n.custom ? "Its source (your custom gradient) " : "Its gradient rule as code ", h("span", { class: "me-where", text: where(n.vjp) })]),
         h("pre", { class: "me-code", text: n.vjp.text }),
       ]));
