@@ -30,7 +30,9 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const PAD = 28; // margin around the drawing, px
-const READABLE = 0.6; // below this zoom, text is too small to read: wrap, fold or scroll instead
+// The smallest zoom that keeps node text at 10 px or more (its smallest is 11 px; kind badges,
+// 9 px, stay at 8 px or more): below it, text is too small to read, so wrap, fold or scroll instead.
+const READABLE = 10 / 11;
 const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
 const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target" };
@@ -272,6 +274,8 @@ function prepareTrace(raw) {
     unreached: new Set(t.unreached ?? []),
     gradients: new Map((t.gradients ?? []).map((g) => [g.source, g])),
     layout: t.layout && t.layout.positions ? t.layout : null,
+    // Fold states laid out by dot (minieager/debugger/layout.py): "direction|folded ids, one a line".
+    views: new Map(Object.entries(t.views && typeof t.views === "object" ? t.views : {}).map(([key, v]) => [`${t.direction === "TB" ? "TB" : "LR"}|${key}`, v])),
     direction: t.direction === "TB" ? "TB" : "LR",
     truncated: t.truncated ?? null,
     error: sizeError ?? (typeof t.error === "string" && t.error ? t.error : null),
@@ -454,6 +458,13 @@ function bezier([p0, c1, c2, p3], t) {
   };
 }
 
+// An edge's route is a chain of cubic Bézier segments: points p0 c1 c2 p1 c1 c2 p2 ... (3n + 1).
+const routePath = (pts) => `M${r1(pts[0].x)},${r1(pts[0].y)}` + pts.slice(1).map((q, i) => `${i % 3 === 0 ? " C" : " "}${r1(q.x)},${r1(q.y)}`).join("");
+function routePoint(pts, t) {
+  const n = Math.max(1, (pts.length - 1) / 3), k = Math.min(n - 1, Math.floor(t * n));
+  return bezier(pts.slice(3 * k, 3 * k + 4), t * n - k);
+}
+
 // A cubic curve from the side of one box to the facing side of the other, bent sideways by `bend`;
 // `shift` moves both ends sideways, so that parallel edges keep apart where they meet the nodes.
 function curveBetween(a, b, bend, lr, shift = 0) {
@@ -520,18 +531,42 @@ function clusterBoxes(p, g, boxes) {
   return result;
 }
 
+// The key of the fold state shown: the folded clusters that stand for a node, sorted, one a line.
+const viewKey = (g) => g.vnodes.filter((v) => v.kind === "cluster").map((v) => v.cluster.id).sort().join("\n");
+
+// The layout dot made for this fold state (from the trace, or asked of the kernel), when it covers
+// every node and edge shown: boxes, routes and cluster boxes as dot placed them. Null otherwise.
+function layoutFromView(p, g, direction) {
+  const V = p.views.get(`${direction}|${viewKey(g)}`);
+  if (!V || !g.vnodes.every((v) => Array.isArray(V.nodes?.[v.id])) || !g.vedges.every((e) => Array.isArray(V.edges?.[e.id]))) return null;
+  const boxes = new Map(g.vnodes.map((v) => { const [w, hh] = sizeOf(v), [x, y] = V.nodes[v.id]; return [v.id, { x, y, w, h: hh }]; }));
+  const routes = new Map(g.vedges.map((e) => {
+    const pts = V.edges[e.id].map(([x, y]) => ({ x, y }));
+    const tip = (pts.length - 1) % 3 ? pts.pop() : null; // dot's arrow tip: one straight segment more
+    if (tip) { const last = pts[pts.length - 1]; pts.push(last, tip, tip); }
+    return [e.id, pts];
+  }));
+  const open = new Set(g.vnodes.filter((v) => v.node && (p.clusterOf.get(v.id) ?? p.inputHome.get(v.id)) != null).map((v) => p.clusterOf.get(v.id) ?? p.inputHome.get(v.id)));
+  const clusters = [...open].filter((id) => Array.isArray(V.clusters?.[id])).map((id) => {
+    const [x, y, w, hh] = V.clusters[id];
+    return { id, label: String(p.clusters.get(id)?.label ?? id), x, y, w, h: hh };
+  });
+  return { boxes, routes, clusters, engine: "dot" };
+}
+
 function layoutAll(p, g, direction, wrap = null) {
-  const boxes = (!wrap && layoutFromTrace(p, g, direction)) || layeredLayout(g, direction, wrap);
   const lr = direction === "LR";
-  const routes = routeEdges(g, boxes, lr);
-  const clusters = clusterBoxes(p, g, boxes);
+  const view = !wrap && layoutFromView(p, g, direction);
+  const boxes = view ? view.boxes : (!wrap && layoutFromTrace(p, g, direction)) || layeredLayout(g, direction, wrap);
+  const routes = view ? view.routes : routeEdges(g, boxes, lr);
+  const clusters = view ? view.clusters : clusterBoxes(p, g, boxes);
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   const grow = (ax, ay, bx, by) => { x0 = Math.min(x0, ax); y0 = Math.min(y0, ay); x1 = Math.max(x1, bx); y1 = Math.max(y1, by); };
   for (const b of boxes.values()) grow(b.x - b.w / 2, b.y - b.h / 2, b.x + b.w / 2, b.y + b.h / 2 + 14); // + badge
   for (const c of clusters) grow(c.x, c.y, c.x + c.w, c.y + c.h);
-  for (const curve of routes.values()) for (let t = 0; t <= 1; t += 0.125) { const pt = bezier(curve, t); grow(pt.x, pt.y - 14, pt.x, pt.y + 14); }
+  for (const pts of routes.values()) for (const pt of pts) grow(pt.x, pt.y - 14, pt.x, pt.y + 14);
   if (!Number.isFinite(x0)) { x0 = y0 = 0; x1 = y1 = 1; }
-  return { boxes, routes, clusters, lr, wrapped: Boolean(wrap), viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
+  return { boxes, routes, clusters, lr, wrapped: Boolean(wrap), engine: view ? "dot" : "page", viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
 }
 
 // The layout for a canvas `width` px wide: the trace's (or the page's own), or, when a left-to-right
@@ -539,7 +574,8 @@ function layoutAll(p, g, direction, wrap = null) {
 // `maxHeight()` is the tallest the canvas may grow.
 function layoutForCanvas(p, g, direction, width, maxHeight) {
   const geo = layoutAll(p, g, direction);
-  if (!(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
+  // dot's layout is kept (the canvas scrolls); only the page's own layout breaks into rows.
+  if (geo.engine === "dot" || !(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
   // The row width whose drawing fits the canvas at the largest zoom (rows trade width for height).
   const maxH = maxHeight();
   let best = null;
@@ -743,6 +779,11 @@ class ControlsView {
         h("li", {}, [h("span", { class: "me-swatch me-swatch-grad" }), "gradient"]),
       ]),
       h("div", { class: "me-view-options" }, [
+        this.foldAll = h("button", { type: "button", class: "me-btn me-btn-small", "data-role": "fold-all", hidden: true, onclick: () => {
+          const all = [...app.p.clusters.keys()];
+          app.view.collapsed = app.view.collapsed.size ? new Set() : new Set(all);
+          app.draw();
+        } }),
         h("label", { class: "me-check" }, [this.hideConstants, "hide constants"]),
         this.direction,
         h("span", { class: "me-zoom" }, [
@@ -752,6 +793,12 @@ class ControlsView {
         ]),
       ]),
     ]);
+  }
+
+  // "open all layers" while any is folded, "fold all layers" when all are open.
+  showFolding(clusters, collapsed) {
+    this.foldAll.hidden = clusters === 0;
+    this.foldAll.textContent = collapsed ? "open all layers" : "fold all layers";
   }
 
   // The direction the trace was laid out in, until the reader picks one.
@@ -818,11 +865,7 @@ class CanvasView {
 
     this.edgeEls = new Map();
     const edgeLayer = s("g", { class: "me-edges" }, this.app.graph.vedges.map((e) => {
-      const [p0, c1, c2, p3] = routes.get(e.id);
-      const path = s("path", {
-        class: "me-edge", "data-edge-id": e.id, "marker-end": `url(#${id("arrow")})`,
-        d: `M${r1(p0.x)},${r1(p0.y)} C${r1(c1.x)},${r1(c1.y)} ${r1(c2.x)},${r1(c2.y)} ${r1(p3.x)},${r1(p3.y)}`,
-      });
+      const path = s("path", { class: "me-edge", "data-edge-id": e.id, "marker-end": `url(#${id("arrow")})`, d: routePath(routes.get(e.id)) });
       this.edgeEls.set(e.id, path);
       return path;
     }));
@@ -837,14 +880,15 @@ class CanvasView {
 
     const clusterLayer = s("g", { class: "me-clusters" }, clusters.map((c) => s("g", { class: "me-cluster", "data-cluster-box": c.id }, [
       s("rect", { class: "me-cluster-box", x: r1(c.x), y: r1(c.y), width: r1(c.w), height: r1(c.h), rx: 12 }),
-      s("g", {
+    ])));
+    // The titles (each also the control that folds its layer) above the edges: always clickable.
+    const titleLayer = s("g", { class: "me-cluster-titles" }, clusters.map((c) => s("g", {
         class: "me-cluster-title", "data-role": "cluster-toggle", "data-cluster-id": c.id, role: "button", tabindex: "0",
         "aria-expanded": "true", "aria-label": `Collapse ${c.label}`,
       }, [
         s("rect", { x: r1(c.x + 8), y: r1(c.y + 6), width: r1(textWidth(c.label, 12) + 30), height: 20, rx: 10 }),
         s("text", { x: r1(c.x + 18), y: r1(c.y + 20), text: `▾ ${c.label}` }),
-      ]),
-    ])));
+      ])));
 
     this.overlay = s("g", { class: "me-overlay" });
     const [vx, vy, vw, vh] = viewBox;
@@ -853,7 +897,7 @@ class CanvasView {
       "aria-label": "Graph of the recorded ops",
     }, [
       s("defs", {}, [marker("arrow"), marker("arrow-grad"), marker("arrow-fwd")]),
-      clusterLayer, edgeLayer, nodeLayer, this.overlay,
+      clusterLayer, edgeLayer, titleLayer, nodeLayer, this.overlay,
     ]);
     this.el.replaceChildren(this.svg);
   }
@@ -981,14 +1025,10 @@ class CanvasView {
     for (const [edgeId, go] of back.sending) {
       const curve = routes.get(edgeId);
       if (!curve) continue;
-      const [p0, c1, c2, p3] = curve;
-      flows.push(s("path", {
-        class: "me-grad-flow", "marker-end": `url(#${this.app.uid}-arrow-grad)`,
-        d: `M${r1(p3.x)},${r1(p3.y)} C${r1(c2.x)},${r1(c2.y)} ${r1(c1.x)},${r1(c1.y)} ${r1(p0.x)},${r1(p0.y)}`,
-      }));
+      flows.push(s("path", { class: "me-grad-flow", "marker-end": `url(#${this.app.uid}-arrow-grad)`, d: routePath([...curve].reverse()) }));
       const text = compactValue(go.value);
       const w = textWidth(text, 11, true) + 16, hh = 20;
-      const mid = bezier(curve, 0.5);
+      const mid = routePoint(curve, 0.5);
       const at = placeLabel(mid, w, hh, taken, lr, viewBox);
       taken.push({ x0: at.x - w / 2, y0: at.y - hh / 2, x1: at.x + w / 2, y1: at.y + hh / 2 });
       labels.push(s("g", { class: "me-edge-grad", "data-role": "edge-grad", "data-edge-id": edgeId }, [
@@ -1020,10 +1060,18 @@ class CanvasView {
   onClick(e) {
     const toggle = e.target.closest?.("[data-role=cluster-toggle]");
     if (toggle) {
-      const c = toggle.dataset.clusterId;
-      if (this.app.view.collapsed.has(c)) this.app.view.collapsed.delete(c);
-      else this.app.view.collapsed.add(c);
-      this.app.draw();
+      const c = toggle.dataset.clusterId, app = this.app, view = app.view;
+      if (view.collapsed.has(c)) {
+        view.collapsed.delete(c);
+        // Without a kernel to lay a new fold state out with dot, opening a layer folds the others
+        // when dot laid that out ahead (the trace's views): every drawing keeps dot's guarantees.
+        const direction = view.direction ?? app.p.direction;
+        if (!app.canAskKernel && app.p.views.size && !app.p.views.has(`${direction}|${viewKey(visibleGraph(app.p, view))}`)) {
+          const alone = new Set([...app.p.clusters.keys()].filter((id) => id !== c));
+          if (app.p.views.has(`${direction}|${[...alone].sort().join("\n")}`)) view.collapsed = alone;
+        }
+      } else view.collapsed.add(c);
+      app.draw();
       return;
     }
     const node = e.target.closest?.("[data-node-id]");
@@ -1267,7 +1315,7 @@ class ViewportView {
     let zoom = typeof this.app.view.zoom === "number" ? this.app.view.zoom : 1;
     if (typeof this.app.view.zoom !== "number" && availW > 0) {
       const fitW = availW / vw, fitAll = Math.min(fitW, (maxH - 2) / vh, 1.1);
-      zoom = this.app.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.min(Math.max(READABLE, fitAll), fitW, 1.1);
+      zoom = this.app.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.max(READABLE, Math.min(fitW, 1.1));
     }
     this.svg.setAttribute("width", r1(vw * zoom));
     this.svg.setAttribute("height", r1(vh * zoom));
@@ -1395,6 +1443,12 @@ class TapeDebugger {
     listen("change:mode", () => this.refresh());
     listen("change:selected", () => this.refresh());
     listen("change:checks", () => this.refresh());
+    // The kernel's answer to a fold state asked for in draw(): dot's layout of it.
+    listen("msg:custom", (msg) => {
+      if (!msg || msg.view == null || !this.p) return;
+      this.p.views.set(`${msg.direction}|${msg.view}`, msg.layout);
+      this.draw();
+    });
     this.root.addEventListener("keydown", (e) => this.onKey(e));
     this.loadTrace();
   }
@@ -1422,8 +1476,12 @@ class TapeDebugger {
 
   goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1)) + 1); }
 
+  // A live kernel behind the page (Jupyter), which can lay out fold states and check gradients.
+  get canAskKernel() { return typeof this.model.send === "function"; }
+
   loadTrace() {
     this.p = prepareTrace(this.model.get("trace"));
+    this.asked = new Set(); // fold states asked of the kernel for this trace
     const p = this.p;
     // A big tape starts with its layers (name scopes) folded, one node each; the reader's own
     // folding is kept across live updates.
@@ -1465,9 +1523,17 @@ class TapeDebugger {
     const p = this.p;
     const direction = this.view.direction ?? p.direction;
     this.graph = visibleGraph(p, this.view);
+    this.controls.showFolding(p.clusters.size, this.view.collapsed.size);
     const width = this.viewport.canvasWidth();
     this.viewport.laidOutFor = width;
     this.geo = layoutForCanvas(p, this.graph, direction, width, () => this.viewport.maxCanvasHeight());
+    // A fold state dot has not laid out yet: ask the kernel (when there is one and it has dot);
+    // the page's own layout is drawn meanwhile.
+    const key = viewKey(this.graph);
+    if (this.geo.engine !== "dot" && this.canAskKernel && p.views.size && !this.asked.has(`${direction}|${key}`)) {
+      this.asked.add(`${direction}|${key}`);
+      this.model.send({ layout: { folded: key ? key.split("\n") : [], direction } });
+    }
     this.viewport.drawMinimap();
     this.canvasView.draw();
     this.viewport.applyZoom();

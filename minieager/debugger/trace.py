@@ -375,6 +375,9 @@ def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_
     if layout and truncated is None:
         data["layout"] = layout_mod.compute([(n["id"], n["size"]) for n in nodes], edges,
                                             data["clusters"], direction)
+    # The views the widget shows (layers folded or open), each laid out by dot with its open
+    # layers as clusters; None without Graphviz (the widget then lays folded graphs out itself).
+    data["views"] = layout_mod.views(data) if layout else None
     return Trace(data)
 
 
