@@ -574,8 +574,10 @@ function layoutAll(p, g, direction, wrap = null) {
 // `maxHeight()` is the tallest the canvas may grow.
 function layoutForCanvas(p, g, direction, width, maxHeight) {
   const geo = layoutAll(p, g, direction);
-  // dot's layout is kept (the canvas scrolls); only the page's own layout breaks into rows.
-  if (geo.engine === "dot" || !(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
+  // dot's layout of layers is kept (the canvas scrolls: clusters need dot's guarantees); a graph
+  // without layers too wide to read once fitted breaks into rows, read like lines of text.
+  const layered = geo.clusters.length > 0 || g.vnodes.some((v) => v.kind === "cluster");
+  if ((geo.engine === "dot" && layered) || !(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
   // The row width whose drawing fits the canvas at the largest zoom (rows trade width for height).
   const maxH = maxHeight();
   let best = null;
