@@ -484,7 +484,46 @@ function curveBetween(a, b, bend, lr, shift = 0) {
   return [p0, { x: p0.x + bend, y: p0.y + d }, { x: p3.x + bend, y: p3.y - d }, p3];
 }
 
+// A route that leaves `a`, runs past every box in between on one side (the nearer one), and
+// enters `b`: straight segments as a Bézier chain. For the edges no bend of one curve clears.
+function aroundBoxes(a, b, obstacles, lr, k = 0) {
+  // In "flow" coordinates: u along the flow (x for LR), v across it.
+  const U = (q) => (lr ? q.x : q.y), V = (q) => (lr ? q.y : q.x), HU = (q) => (lr ? q.w : q.h) / 2, HV = (q) => (lr ? q.h : q.w) / 2;
+  const pt = (u, v) => (lr ? { x: u, y: v } : { x: v, y: u });
+  if (U(b) - HU(b) <= U(a) + HU(a)) return lr ? toNextRow(a, b, obstacles) : null; // not one after the other along the flow
+  const u0 = U(a) + HU(a), u1 = U(b) - HU(b) - 3, gap = 16 + 6 * k;
+  const between = obstacles.filter((o) => U(o) + HU(o) > u0 && U(o) - HU(o) < u1);
+  if (!between.length) return null;
+  const lo = Math.min(...between.map((o) => V(o) - HV(o))) - gap, hi = Math.max(...between.map((o) => V(o) + HV(o))) + gap;
+  const v = Math.abs(lo - V(a)) + Math.abs(lo - V(b)) <= Math.abs(hi - V(a)) + Math.abs(hi - V(b)) ? lo : hi;
+  const ua = u0 + Math.min(12, (u1 - u0) / 4), ub = u1 - Math.min(12, (u1 - u0) / 4);
+  const corners = [pt(u0, V(a)), pt(ua, V(a)), pt(ua, v), pt(ub, v), pt(ub, V(b)), pt(u1, V(b))];
+  const chain = [corners[0]];
+  for (let i = 1; i < corners.length; i++) chain.push(corners[i - 1], corners[i], corners[i]);
+  const clear = !crossesBoxes(chain, obstacles);
+  return clear ? chain : null;
+}
+
+// An edge to a later row (a long left-to-right graph in rows): down from `a` into the free band
+// above the next row, along it, down a free channel left of `b`, and into `b`'s left side.
+function toNextRow(a, b, obstacles) {
+  const chainOf = (corners) => corners.slice(1).reduce((chain, q, i) => chain.concat([corners[i], q, q]), [corners[0]]);
+  const below = [...obstacles, b].filter((o) => o.y - o.h / 2 > a.y + a.h / 2 + 10);
+  if (!below.length) return null;
+  const band = Math.min(...below.map((o) => o.y - o.h / 2)) - 30;
+  for (let dx = 14; dx <= 64; dx += 10) {
+    const x = b.x - b.w / 2 - dx;
+    const chain = chainOf([{ x: a.x, y: a.y + a.h / 2 }, { x: a.x, y: band }, { x, y: band }, { x, y: b.y }, { x: b.x - b.w / 2 - 3, y: b.y }]);
+    if (!crossesBoxes(chain, obstacles)) return chain;
+  }
+  return null;
+}
+
 function crossesBoxes(curve, obstacles) {
+  if (curve.length > 4) { // a chain: each of its segments
+    for (let i = 0; i + 3 < curve.length; i += 3) if (crossesBoxes(curve.slice(i, i + 4), obstacles)) return true;
+    return false;
+  }
   for (let t = 0.06; t < 0.95; t += 0.04) {
     const pt = bezier(curve, t);
     for (const o of obstacles) if (Math.abs(pt.x - o.x) < o.w / 2 + 6 && Math.abs(pt.y - o.y) < o.h / 2 + 6) return true;
@@ -513,6 +552,7 @@ function routeEdges(g, boxes, lr) {
         if (!crossesBoxes(curve, obstacles)) break;
         curve = curveBetween(a, b, bend, lr, shift);
       }
+      if (crossesBoxes(curve, obstacles)) curve = aroundBoxes(a, b, obstacles, lr, k) ?? curve;
       routes.set(e.id, curve);
     });
   }

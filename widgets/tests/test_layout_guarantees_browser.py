@@ -202,3 +202,17 @@ def test_a_thousand_op_tape_keeps_the_guarantees(browser, tmp_path, snap, size):
     snap(page.locator(".me-tape-debugger"), f"layout-tape1001-{size[0]}x{size[1]}.png")
     assert not page.js_errors
     page.close()
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn", "tape1001"])
+def test_without_graphviz_folded_graphs_keep_the_guarantees(browser, tmp_path, name):
+    # The trace a machine without Graphviz makes: no views, no layout; the page lays the folded
+    # graph out itself (layers folded, so no cluster box needs placing).
+    data = dict(built(name).to_dict(), views=None, layout=None)
+    page = open_page(browser, tmp_path, me.debugger.Trace(data), (1280, 800), f"{name}-nodot")
+    if page.locator(".me-folded").count() == 0 and data["clusters"]:
+        page.locator("[data-role=fold-all]").click()
+    assert page.locator(".me-folded").count() == len(data["clusters"])
+    assert_guarantees(page, data, f"{name} without Graphviz, folded")
+    assert not page.js_errors
+    page.close()
