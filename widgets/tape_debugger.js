@@ -85,6 +85,26 @@ function truncate(text, maxChars) {
   return text.length <= maxChars ? text : text.slice(0, Math.max(1, maxChars - 1)) + "…";
 }
 
+// A name shortened from the left, so that what tells names apart stays: whole leading parts of a
+// path go first ("sequential/dense_3/kernel" -> "…/dense_3/kernel"), then characters.
+function shortenLeft(text, maxChars) {
+  text = String(text);
+  if (text.length <= maxChars) return text;
+  const parts = text.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const rest = "…/" + parts.slice(i).join("/");
+    if (rest.length <= maxChars) return rest;
+  }
+  return "…" + text.slice(text.length - Math.max(1, maxChars - 1));
+}
+
+// The name a tensor's box shows: a Variable's without TF's ":0" ("dense_3/kernel"); the full
+// name stays in its tooltip and the inspector.
+const boxLabel = (n) => (n.kind === "variable" ? nodeLabel(n).replace(/:0$/, "") : nodeLabel(n));
+
+// The pill of an open layer's title, "▾ name" in 12 px semi-bold (dot left room for it).
+const titleWidth = (label) => textWidth(`▾ ${label}`, 12) * 1.12 + 22;
+
 // Rough text width for fitting labels into boxes, without measuring (nodes are drawn detached).
 const textWidth = (text, fontSize, mono = false) => String(text).length * fontSize * (mono ? 0.61 : 0.57);
 
@@ -928,7 +948,7 @@ class CanvasView {
         class: "me-cluster-title", "data-role": "cluster-toggle", "data-cluster-id": c.id, role: "button", tabindex: "0",
         "aria-expanded": "true", "aria-label": `Collapse ${c.label}`,
       }, [
-        s("rect", { x: r1(c.x + 8), y: r1(c.y + 6), width: r1(textWidth(c.label, 12) + 30), height: 20, rx: 10 }),
+        s("rect", { x: r1(c.x + 8), y: r1(c.y + 6), width: r1(titleWidth(c.label)), height: 20, rx: 10 }),
         s("text", { x: r1(c.x + 18), y: r1(c.y + 20), text: `▾ ${c.label}` }),
       ])));
 
@@ -952,8 +972,10 @@ class CanvasView {
     const hmW = hm ? Math.min(40, Math.max(18, 6 * Math.max(...hm.map((row) => row.length)))) : 0;
     const textRight = w - 10 - (hm ? hmW + 8 : 0);
     const tag = KIND_TAG[n.kind];
-    // The tag is upper case, bold and letter-spaced: about 0.8 em a letter, plus a gap before it.
-    const labelRoom = w - 20 - (tag ? tag.length * 8.5 * 0.8 + 10 : 0);
+    // The tag is upper case, bold and letter-spaced (about 0.8 em a letter), on the box's top edge:
+    // the name has the box's whole width.
+    const tagW = tag ? tag.length * 9 * 0.8 + 10 : 0;
+    const labelRoom = w - 20;
     let valueText = "";
     if (value && value.full && numel(shapeOf(value)) <= 6) valueText = formatData(value.data, 3);
     else if (value) { const st = stats(value); valueText = `${formatNumber(st.min, 3)} … ${formatNumber(st.max, 3)}`; }
@@ -965,8 +987,11 @@ class CanvasView {
       s("title", { text: `${nodeLabel(n)} (${n.kind})\n${shapeStr}\n${value ? truncate(compactValue(value, 16), 300) : ""}` }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 9 }),
       n.kind === "target" && s("rect", { class: "me-shape-inner", x: 3, y: 3, width: w - 6, height: hh - 6, rx: 7 }),
-      s("text", { class: "me-node-label", x: 10, y: 19, text: truncate(nodeLabel(n), Math.floor(labelRoom / (12.5 * 0.64))) }),
-      tag && s("text", { class: "me-kind-tag", x: w - 9, y: 17, "text-anchor": "end", text: tag.toUpperCase() }),
+      s("text", { class: "me-node-label", x: 10, y: 19, text: shortenLeft(boxLabel(n), Math.floor(labelRoom / (12.5 * 0.64))) }),
+      tag && s("g", { class: "me-kind-badge", transform: `translate(${r1(w - 8 - tagW)},-7)` }, [
+        s("rect", { width: r1(tagW), height: 13, rx: 6.5 }),
+        s("text", { class: "me-kind-tag", x: r1(tagW / 2), y: 9.6, "text-anchor": "middle", text: tag.toUpperCase() }),
+      ]),
       s("text", { class: "me-node-meta", x: 10, y: 36, text: truncate(shapeStr, Math.floor(textRight / (11 * 0.57)) - 1) }),
       valueText && s("text", { class: "me-node-value", x: 10, y: hh - 11, text: truncate(valueText, Math.floor((textRight - 10) / (11 * 0.61))) }),
       hm && heatmapSvg(hm, w - 10 - hmW, 24, hmW, hh - 32),
@@ -1001,7 +1026,7 @@ class CanvasView {
       s("title", { text: `${label}: ${vn.members.length} nodes (click to expand)` }),
       s("rect", { class: "me-shape-back", x: 5, y: 5, width: w, height: hh, rx: 12 }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 12 }),
-      s("text", { class: "me-node-label", x: 12, y: 22, text: truncate(`▸ ${label}`, Math.floor((w - 20) / (12.5 * 0.6))) }),
+      s("text", { class: "me-node-label", x: 12, y: 22, text: `▸ ${shortenLeft(label, Math.floor((w - 20) / (12.5 * 0.6)) - 2)}` }),
       s("text", { class: "me-node-meta", x: 12, y: 40, text: truncate(`${ops} op${ops === 1 ? "" : "s"}, ${vn.members.length} nodes · open ▸`, Math.floor((w - 24) / (11 * 0.57))) }),
     ]);
   }
@@ -1043,7 +1068,7 @@ class CanvasView {
     const p = this.app.p, { routes, boxes, lr, viewBox } = this.app.geo;
     const taken = [...boxes.values()].map((b) => ({ x0: b.x - b.w / 2, y0: b.y - b.h / 2, x1: b.x + b.w / 2, y1: b.y + b.h / 2 }));
     // Cluster titles too: a gradient label never covers a layer's name.
-    for (const c of this.app.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 38 + textWidth(c.label, 12), y1: c.y + 26 });
+    for (const c of this.app.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 8 + titleWidth(c.label), y1: c.y + 26 });
 
     // Gradient badges: the running total on every tensor reached so far; final values at the end.
     const badges = new Map(); // tensor id -> [value, style]

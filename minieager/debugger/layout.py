@@ -214,8 +214,13 @@ def _view_source(vnodes, vedges, labels, direction):
         lines.append("}")
     for vid, (w, h), _ in vnodes:
         lines.append(f"{_quote(vid)} [width={w / POINTS_PER_INCH:.3f}, height={h / POINTS_PER_INCH:.3f}];")
+    cluster_of = {vid: c for vid, _, c in vnodes}
     for edge_id, a, b in vedges:
-        lines.append(f"{_quote(a)} -> {_quote(b)} [id={_quote(edge_id)}];")
+        # An edge into another layer spans two ranks: the layer's own inputs (its kernel, its bias)
+        # then sit in the rank between, not beside the previous layer's last node, so consecutive
+        # layers follow each other instead of stepping down the page.
+        long = cluster_of.get(a) != cluster_of.get(b) and cluster_of.get(b) is not None
+        lines.append(f"{_quote(a)} -> {_quote(b)} [id={_quote(edge_id)}{', minlen=2' if long else ''}];")
     lines.append("}")
     return "\n".join(lines)
 

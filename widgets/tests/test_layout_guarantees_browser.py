@@ -13,6 +13,7 @@ and on a 1,001-op tape, at 1280x800 and 1920x1080:
 The layouts come from Graphviz's dot (minieager/debugger/layout.py); without it these tests skip
 and tests/debugger/test_layout_views.py checks the built-in layout's own promises.
 """
+import re
 import shutil
 
 import numpy as np
@@ -215,4 +216,38 @@ def test_without_graphviz_folded_graphs_keep_the_guarantees(browser, tmp_path, n
     assert page.locator(".me-folded").count() == len(data["clusters"])
     assert_guarantees(page, data, f"{name} without Graphviz, folded")
     assert not page.js_errors
+    page.close()
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_every_box_has_a_unique_meaningful_name(browser, tmp_path, snap, name):
+    # Each variable reads as its layer's and its own: "dense_3/kernel", "conv2d_1/bias" (shortened
+    # from the left, "…/dense_3/kernel", when it must be), never "dense…"; the full name is in its
+    # tooltip and in the inspector.
+    data = built(name).to_dict()
+    page = open_page(browser, tmp_path, built(name), (1280, 800), f"{name}-names")
+    page.locator("[data-role=fold-all]").click() if page.locator(".me-folded").count() else None
+    shown = page.evaluate("""() => [...document.querySelectorAll('.me-nodes > g.me-tensor')].map((g) => ({
+      id: g.dataset.nodeId, label: g.querySelector('.me-node-label').textContent, title: g.querySelector('title').textContent }))""")
+    labels = [x["label"] for x in shown]
+    assert len(set(labels)) == len(labels), f"labels repeat: {sorted(labels)}"
+    by_id = {n["id"]: n for n in data["nodes"]}
+    for x in shown:
+        full = by_id[x["id"]]["label"]
+        assert x["title"].startswith(full)
+        core = full[:-2] if by_id[x["id"]]["kind"] == "variable" and full.endswith(":0") else full
+        assert x["label"] == core or (x["label"].startswith("…") and core.endswith(x["label"][1:])), (x, full)
+    variables = {x["label"] for x in shown if by_id[x["id"]]["kind"] == "variable"}
+    # (Keras numbers layers per process: "dense_3" here may be "dense_10" after another model.)
+    def count(pattern):
+        return len({v for v in variables if re.fullmatch(pattern, v)})
+    if name == "mlp":
+        assert count(r"dense(_\d+)?/kernel") == 7 and count(r"dense(_\d+)?/bias") == 7, variables
+    else:
+        assert count(r"conv2d(_\d+)?/kernel") == 2 and count(r"conv2d(_\d+)?/bias") == 2, variables
+        assert count(r"dense(_\d+)?/kernel") == 1, variables
+    kernel = next(x["id"] for x in shown if x["label"].endswith("/kernel"))
+    page.click(f"[data-node-id={kernel}]")
+    assert by_id[kernel]["label"] in page.text_content("[data-role=inspector] h3")
+    snap(page.locator(".me-tape-debugger"), f"names-{name}.png")
     page.close()
