@@ -33,6 +33,7 @@ const PAD = 28; // margin around the drawing, px
 // The smallest zoom that keeps node text at 10 px or more (its smallest is 11 px; kind badges,
 // 9 px, stay at 8 px or more): below it, text is too small to read, so wrap, fold or scroll instead.
 const READABLE = 10 / 11;
+const WIDE = 900; // px: a widget at least this wide puts the step card beside the graph, not below it
 const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
 const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target" };
@@ -1373,7 +1374,13 @@ class ViewportView {
 
   canvasWidth() { return Math.max(0, this.canvas.clientWidth - 2); }
 
-  maxCanvasHeight() { return Math.max(300, Math.min(700, (globalThis.innerHeight || 800) * 0.68)); }
+  // One screen: the Step button above the canvas and the step card beside it (a wide output) or
+  // below it (a narrow one, the card compact) fit in the window together, with room for the
+  // notebook's own bars (JupyterLab at 1280x800: about 700 px for the output).
+  maxCanvasHeight() {
+    const H = globalThis.innerHeight || 800;
+    return this.app.root.classList.contains("is-wide") ? Math.max(280, Math.min(700, H - 340)) : Math.max(220, Math.min(700, H - 560));
+  }
 
   applyZoom() {
     if (!this.svg) return;
@@ -1588,6 +1595,7 @@ class TapeDebugger {
   // The graph and its geometry, for the canvas as wide as it is now; then the views draw it.
   draw() {
     const p = this.p;
+    this.root.classList.toggle("is-wide", this.root.clientWidth >= WIDE);
     const direction = this.view.direction ?? p.direction;
     this.graph = visibleGraph(p, this.view);
     this.controls.showFolding(p.clusters.size, this.view.collapsed.size);

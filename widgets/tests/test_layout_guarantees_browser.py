@@ -251,3 +251,32 @@ def test_every_box_has_a_unique_meaningful_name(browser, tmp_path, snap, name):
     assert by_id[kernel]["label"] in page.text_content("[data-role=inspector] h3")
     snap(page.locator(".me-tape-debugger"), f"names-{name}.png")
     page.close()
+
+
+LAB_CHROME = 100     # px JupyterLab's own bars take from a 800 px window above and below an output
+
+
+@pytest.mark.parametrize("width", [1280, 1008, 800], ids=["wide", "lab-968px-output", "narrow"])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "tape1001"])
+def test_graph_step_button_and_step_card_fit_on_one_screen(browser, tmp_path, snap, name, width):
+    page = open_page(browser, tmp_path, built(name), (width, 800), f"{name}-onescreen")
+    for _ in range(3):
+        page.click("[data-role=step-button]")
+    boxes = {role: page.locator(sel).bounding_box() for role, sel in
+             [("widget", ".me-tape-debugger"), ("step", "[data-role=step-button]"), ("graph", ".me-canvas"),
+              ("card", ".me-card.me-current")]}
+    wide = "is-wide" in page.get_attribute(".me-tape-debugger", "class")
+    assert wide == (boxes["widget"]["width"] >= 900)
+    top = boxes["widget"]["y"]
+    for role in ("step", "graph", "card"):
+        b = boxes[role]
+        assert b["y"] >= top and b["y"] + min(b["height"], 120) <= top + 800 - LAB_CHROME, (role, b, top)
+    assert boxes["graph"]["y"] + boxes["graph"]["height"] <= top + 800 - LAB_CHROME
+    if wide:      # the card beside the graph, at its height
+        assert boxes["card"]["x"] >= boxes["graph"]["x"] + boxes["graph"]["width"] - 1
+    else:         # below it, compact
+        assert boxes["card"]["y"] >= boxes["graph"]["y"] + boxes["graph"]["height"] - 1
+        assert boxes["card"]["y"] + boxes["card"]["height"] <= top + 800 - LAB_CHROME
+    snap(page.locator(".me-tape-debugger"), f"onescreen-{name}-{width}.png")
+    assert not page.js_errors
+    page.close()
