@@ -411,7 +411,7 @@ function layeredLayout(g, direction, wrap = null) {
   // 3. Coordinates. "main" runs along the flow (x for LR), "cross" across it.
   const lr = direction === "LR";
   const mainSize = (id) => size.get(id)[lr ? 0 : 1], crossSize = (id) => size.get(id)[lr ? 1 : 0];
-  const GAP_MAIN = lr ? 60 : 54, GAP_CROSS = lr ? 34 : 30;
+  const GAP_MAIN = lr ? 48 : 54, GAP_CROSS = lr ? 34 : 30;
   const mainPos = new Map(), crossPos = new Map();
   let m = 0;
   for (const layer of layers) {
