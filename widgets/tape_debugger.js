@@ -529,23 +529,37 @@ function aroundBoxes(a, b, obstacles, lr, k = 0) {
 // above the next row, along it, down a free channel left of `b`, and into `b`'s left side.
 function toNextRow(a, b, obstacles) {
   const chainOf = (corners) => corners.slice(1).reduce((chain, q, i) => chain.concat([corners[i], q, q]), [corners[0]]);
-  const below = [...obstacles, b].filter((o) => o.y - o.h / 2 > a.y + a.h / 2 + 10);
-  if (!below.length) return null;
-  const band = Math.min(...below.map((o) => o.y - o.h / 2)) - 30;
-  for (let dx = 14; dx <= 64; dx += 10) {
-    const x = b.x - b.w / 2 - dx;
-    const chain = chainOf([{ x: a.x, y: a.y + a.h / 2 }, { x: a.x, y: band }, { x, y: band }, { x, y: b.y }, { x: b.x - b.w / 2 - 3, y: b.y }]);
-    if (!crossesBoxes(chain, obstacles)) return chain;
+  // The top of b's row: the boxes that overlap b's height, and those overlapping them, and so on.
+  let rowTop = b.y - b.h / 2;
+  for (let moved = true; moved;) {
+    moved = false;
+    for (const o of obstacles) if (o.y - o.h / 2 < rowTop - 0.5 && o.y + o.h / 2 > rowTop) { rowTop = o.y - o.h / 2; moved = true; }
+  }
+  if (rowTop <= a.y + a.h / 2 + 40) return null;
+  const band = rowTop - 30;
+  // Out of a's bottom, or (a node below it in the way) out of its right side and down the gap.
+  const starts = [[{ x: a.x, y: a.y + a.h / 2 }, { x: a.x, y: band }],
+    [{ x: a.x + a.w / 2, y: a.y }, { x: a.x + a.w / 2 + 14, y: a.y }, { x: a.x + a.w / 2 + 14, y: band }]];
+  for (const start of starts) {
+    for (let dx = 14; dx <= 64; dx += 10) {
+      const x = b.x - b.w / 2 - dx;
+      const chain = chainOf([...start, { x, y: band }, { x, y: b.y }, { x: b.x - b.w / 2 - 3, y: b.y }]);
+      if (!crossesBoxes(chain, obstacles)) return chain;
+    }
   }
   return null;
 }
 
-function crossesBoxes(curve, obstacles) {
-  if (curve.length > 4) { // a chain: each of its segments
-    for (let i = 0; i + 3 < curve.length; i += 3) if (crossesBoxes(curve.slice(i, i + 4), obstacles)) return true;
+function crossesBoxes(curve, obstacles, from = 0.06, to = 0.95) {
+  if (curve.length > 4) { // a chain: each of its segments, corners included (not its two ends)
+    const n = (curve.length - 1) / 3;
+    for (let i = 0; i < n; i++) if (crossesBoxes(curve.slice(3 * i, 3 * i + 4), obstacles, i ? 0 : 0.06, i === n - 1 ? 0.95 : 1)) return true;
     return false;
   }
-  for (let t = 0.06; t < 0.95; t += 0.04) {
+  // A sample every few px along the curve (its control polygon bounds its length): none missed.
+  const length = curve.slice(1).reduce((sum, q, i) => sum + Math.hypot(q.x - curve[i].x, q.y - curve[i].y), 0);
+  const dt = 1 / Math.max(25, Math.ceil(length / 5));
+  for (let t = from; t <= to; t += dt) {
     const pt = bezier(curve, t);
     for (const o of obstacles) if (Math.abs(pt.x - o.x) < o.w / 2 + 6 && Math.abs(pt.y - o.y) < o.h / 2 + 6) return true;
   }
