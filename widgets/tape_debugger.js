@@ -1613,6 +1613,8 @@ class TapeDebugger {
     const direction = this.view.direction ?? p.direction;
     this.graph = visibleGraph(p, this.view);
     this.controls.showFolding(p.clusters.size, this.view.collapsed.size);
+    const notice = this.notices.querySelector("[data-role=notice]");
+    if (notice) notice.hidden = !this.view.collapsed.size; // "each layer is folded", while some are
     const width = this.viewport.canvasWidth();
     this.viewport.laidOutFor = width;
     this.geo = layoutForCanvas(p, this.graph, direction, width, () => this.viewport.maxCanvasHeight());
