@@ -8,6 +8,7 @@ draws it; hovering a box shows the line of user code that created the node.
 from xml.sax.saxutils import escape
 
 from ..debugger.geometry import add_sizes
+from ..debugger.png import to_png
 from ..debugger.svg import render
 from ..debugger.trace import FORMAT_VERSION
 
@@ -74,8 +75,16 @@ class Drawing:
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.to_svg())
 
+    def to_png(self):
+        """The same picture as PNG bytes (needs Pillow)."""
+        return to_png(self.to_svg())
+
     def _repr_svg_(self):
-        return self.to_svg()
+        # max-width: the picture shrinks to its output's width instead of running off its edge.
+        return self.to_svg().replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+
+    def _repr_png_(self):       # what an untrusted notebook shows (its sanitiser drops SVG)
+        return self.to_png()
 
     def __repr__(self):
         return f"<Drawing: {self.data['title']}>"
