@@ -40,8 +40,8 @@ def test_svg_draws_both_graphs_with_the_changes_coloured():
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert "before elementwise fusion: 7 nodes" in svg and "after: 4 nodes" in svg
     assert svg.count('data-node="%fused0"') == 1 and svg.count("  fused</text>") == 5   # 4 members before, the fused node after
-    html = steps._repr_html_()
-    assert html.count("<svg") == 4        # the four passes that changed something
+    overview = steps._repr_svg_()         # the four passes that changed something, one picture
+    assert overview.count(">before ") == 4 and steps._repr_png_()[:4] == b"\x89PNG"
 
 
 def test_widget_holds_one_page_per_pass():

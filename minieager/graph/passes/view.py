@@ -1,10 +1,11 @@
 """Static pictures of what each pass did: a marked listing and an SVG, before and after.
 
 ``PassSteps(reports)`` (from ``optimize`` or ``concrete.pass_reports``) shows every pass as text
-(``print(steps)``) or, in a notebook, as HTML with one SVG per pass: the graph before the pass
-on the left, after it on the right, with the nodes it removed, merged, folded, simplified or
-fused in colour. Both are plain text and SVG, so they read right in an untrusted notebook and
-in a saved one; ``me.widgets.PassStepper`` steps through the same pictures one pass at a time.
+(``print(steps)``) or, in a notebook, as one picture of every pass that changed something: the
+graph before the pass beside the graph after it (below it when side by side would be wider than
+a notebook), with the nodes it removed, merged, folded, simplified or fused in colour. The
+picture is SVG and PNG, so an untrusted or saved notebook shows it too (its sanitiser drops SVG
+and turns HTML into text); ``me.widgets.PassStepper`` steps through the passes one at a time.
 
 The drawing reuses the tape debugger's layout (``debugger/layout.py``) and colours
 (``debugger/svg.palette``), so graphs look the same everywhere in minieager.
@@ -12,6 +13,7 @@ The drawing reuses the tape debugger's layout (``debugger/layout.py``) and colou
 from xml.sax.saxutils import escape
 
 from ...debugger import layout as layout_mod
+from ...debugger.png import to_png
 from ...debugger.svg import FONT, MONO, palette
 
 # What a pass did to a node, how the listing marks it, and the palette colour that shows it.
@@ -176,6 +178,10 @@ class PassSteps:
         return f"<PassSteps: {len(self)} passes, {len(self.reports[0].before)} -> {len(self.reports[-1].after)} nodes>" \
             if self.reports else "<PassSteps: no passes>"
 
-    def _repr_html_(self):
-        return "".join(self.html(k) for k in range(len(self)) if self.reports[k].changed) or \
-            "<p>No pass changed this graph.</p>"
+    # A picture, not HTML: an untrusted notebook sanitises HTML into a run-on text dump and drops
+    # SVG, but keeps a PNG.
+    def _repr_svg_(self):
+        return overview_svg(self.reports)
+
+    def _repr_png_(self):
+        return to_png(overview_svg(self.reports))
