@@ -12,6 +12,7 @@ from ..debugger.png import to_png
 from ..debugger.svg import render
 from ..debugger.trace import FORMAT_VERSION
 
+PICTURE_WIDTH = 1100       # px, as the tape debugger's saved picture (widgets/tape_debugger.py)
 _KINDS = {"placeholder": "placeholder", "constant": "constant", "variable": "variable"}
 
 
@@ -63,7 +64,9 @@ class Drawing:
         self.builtin_layout = builtin_layout
 
     def to_svg(self):
-        svg = render(self.data, mode="forward", builtin_layout=self.builtin_layout)
+        # A long graph is drawn in rows, as the debugger's saved picture is: it fits a notebook.
+        svg = render(self.data, mode="forward", builtin_layout=self.builtin_layout,
+                     wrap=PICTURE_WIDTH if self.builtin_layout else None)
         for node_id, source in self._sources.items():     # hover: the user's line that made the node
             if source is not None:
                 tooltip = f"<title>{escape(f'line {source[1]}: {source[2]}')}</title>"
