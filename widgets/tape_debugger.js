@@ -971,7 +971,7 @@ class CanvasView {
     const [vx, vy, vw, vh] = viewBox;
     this.svg = s("svg", {
       class: "me-graph", xmlns: SVG_NS, viewBox: `${r1(vx)} ${r1(vy)} ${r1(vw)} ${r1(vh)}`, role: "img",
-      "aria-label": "Graph of the recorded ops",
+      "aria-label": "Graph of the recorded ops", "data-layout": this.app.geo.engine, // "dot", or "page": laid out here
     }, [
       s("defs", {}, [marker("arrow"), marker("arrow-grad"), marker("arrow-fwd")]),
       clusterLayer, edgeLayer, titleLayer, nodeLayer, this.overlay,

@@ -164,6 +164,7 @@ def test_models_folded_and_unfolded_keep_the_guarantees(browser, tmp_path, snap,
     assert data["views"], "dot laid out no view"
     page = open_page(browser, tmp_path, trace, size, name)
     tag = f"{name}-{size[0]}x{size[1]}"
+    assert page.get_attribute(".me-graph", "data-layout") == "dot"
     first = assert_guarantees(page, data, f"{tag}, as opened")
     # Every layer open at once ("open all layers"), then each layer open alone.
     if data["clusters"]:
@@ -172,6 +173,7 @@ def test_models_folded_and_unfolded_keep_the_guarantees(browser, tmp_path, snap,
             assert button.inner_text() == "open all layers"
             button.click()
         assert page.locator(".me-folded").count() == 0
+        assert page.get_attribute(".me-graph", "data-layout") == "dot"
         geo = assert_guarantees(page, data, f"{tag}, every layer open")
         assert {t["id"] for t in geo["titles"]} == {c["id"] for c in data["clusters"]}
         snap(page.locator(".me-tape-debugger"), f"layout-{tag}-unfolded.png")
@@ -180,6 +182,7 @@ def test_models_folded_and_unfolded_keep_the_guarantees(browser, tmp_path, snap,
         assert page.locator(".me-folded").count() == len(data["clusters"])
         for c in data["clusters"][:3]:
             page.locator(f".me-folded[data-cluster-id='{c['id']}']").click()
+            assert page.get_attribute(".me-graph", "data-layout") == "dot"      # no kernel: the others fold
             geo = assert_guarantees(page, data, f"{tag}, {c['id']} open")
             assert [t["id"] for t in geo["titles"]] == [c["id"]]
             page.locator(f".me-cluster-title[data-cluster-id='{c['id']}']").click()   # the title folds it back
