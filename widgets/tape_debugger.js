@@ -101,7 +101,7 @@ function shortenLeft(text, maxChars) {
 
 // The name a tensor's box shows: a Variable's without TF's ":0" ("dense_3/kernel"); the full
 // name stays in its tooltip and the inspector.
-const boxLabel = (n) => (n.kind === "variable" ? nodeLabel(n).replace(/:0$/, "") : nodeLabel(n));
+const boxLabel = (n) => (n.kind === "variable" ? nodeLabel(n).replace(/:0(?=( \(\d+\))?$)/, "") : nodeLabel(n));
 
 // The pill of an open layer's title, "▾ name" in 12 px semi-bold (dot left room for it).
 const titleWidth = (label) => textWidth(`▾ ${label}`, 12) * 1.12 + 22;

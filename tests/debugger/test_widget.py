@@ -251,3 +251,13 @@ def test_an_op_without_rule_text_steps_with_its_gradient_and_a_code_rule():
     np.testing.assert_allclose(step["grads_out"][0]["value"]["data"], s * (1 - s), rtol=1e-6)
     op = next(n for n in data["nodes"] if n.get("op") == "test_dbg_my_sigmoid")
     assert op["vjp"]["text"].startswith('my_sigmoid = Op("test_dbg_my_sigmoid"')   # the link's target
+
+
+def test_two_variables_of_one_name_get_labels_that_tell_them_apart():
+    a, b = me.Variable([1.0], name="w"), me.Variable([2.0], name="w")
+    with me.GradientTape() as tape:
+        y = me.reduce_sum(a * b)
+    data = me.debugger.trace(tape, y, [a, b]).to_dict()
+    labels = [n["label"] for n in data["nodes"] if n["kind"] == "variable"]
+    assert labels == ["w:0", "w:0 (2)"]
+    assert [g["name"] for g in data["gradients"]] == labels
