@@ -5,6 +5,9 @@ centres in px, y pointing down. The sizes it lays out are the nodes' own (``geom
 the layout does not repeat them. The built-in layout is the longest-path layering
 in recording order; it is plainer than dot's, so a layout made because Graphviz is missing
 carries a one-line ``hint`` on how to install it, which the widget shows in its footer. Nothing is printed: a line on stderr would fail every saved notebook under nbval.
+
+``views(data)`` lays out the fold states the widget shows (layers folded or open) with dot, each
+open layer a ``subgraph cluster_*``: the trace's ``views`` (see "fold views" below).
 """
 import shutil
 import subprocess
@@ -229,15 +232,15 @@ def _points(text):
     return [float(v) for v in text.split(",")]
 
 
-def layout_view(dot, data, folded, homes=None, direction=None):
-    """One fold state laid out by dot: {"nodes": {vid: [x, y]}, "clusters": {id: [x, y, w, h]},
-    "edges": {edge id: [[x, y], ...]} (cubic Bézier points, then the arrow's tip), "width", "height"}.
-    Coordinates are px with y down; node positions are box centres."""
-    import json
+def _view_input(data, folded, homes, direction):
     vnodes, vedges = visible_graph(data, set(folded), homes)
     labels = {c["id"]: c.get("label", c["id"]) for c in data.get("clusters") or ()}
-    out = subprocess.run([dot, "-Tjson"], input=_view_source(vnodes, vedges, labels, direction or data.get("direction", "LR")),
-                         capture_output=True, text=True, timeout=60, check=True).stdout
+    return _view_source(vnodes, vedges, labels, direction or data.get("direction", "LR")), vnodes, vedges
+
+
+def _read_view(out, vnodes, vedges):
+    """dot's -Tjson output as a view (see ``layout_view``)."""
+    import json
     g = json.loads(out)
     _, _, width, height = _points(g["bb"])
     flip = lambda x, y: [round(x, 1), round(height - y, 1)]       # noqa: E731 (dot's y points up)
@@ -250,19 +253,25 @@ def layout_view(dot, data, folded, homes=None, direction=None):
             nodes[o["name"]] = flip(*_points(o["pos"]))
     edges = {}
     for e in g.get("edges", []):
-        parts, tip = e["pos"].split(), None
-        pts = []
-        for part in parts:
+        tip, pts = None, []
+        for part in e["pos"].split():
             if part.startswith("e,"):
                 tip = flip(*_points(part[2:]))
-            elif part.startswith("s,"):
-                continue
-            else:
+            elif not part.startswith("s,"):
                 pts.append(flip(*_points(part)))
         edges[e["id"]] = pts + ([tip] if tip else [])
     if set(nodes) != {vid for vid, _, _ in vnodes} or len(edges) != len(vedges):
         raise ValueError("dot did not lay out every node and edge of the view")
     return {"nodes": nodes, "clusters": clusters, "edges": edges, "width": round(width, 1), "height": round(height, 1)}
+
+
+def layout_view(dot, data, folded, homes=None, direction=None):
+    """One fold state laid out by dot: {"nodes": {vid: [x, y]}, "clusters": {id: [x, y, w, h]},
+    "edges": {edge id: [[x, y], ...]} (cubic Bézier points, then the arrow's tip), "width", "height"}.
+    Coordinates are px with y down; node positions are box centres."""
+    source, vnodes, vedges = _view_input(data, folded, homes, direction)
+    out = subprocess.run([dot, "-Tjson"], input=source, capture_output=True, text=True, timeout=60, check=True).stdout
+    return _read_view(out, vnodes, vedges)
 
 
 def views(data, max_single=MAX_SINGLE_VIEWS):
@@ -278,12 +287,28 @@ def views(data, max_single=MAX_SINGLE_VIEWS):
     if len(clusters) <= max_single:
         states.extend(set(clusters) - {c} for c in clusters)
     homes = fold_homes(data)
-    result = {}
+    jobs = {}
+    for folded in states:
+        jobs.setdefault(view_key(folded), folded)
+    result, running = {}, []
     try:
-        for folded in states:
-            key = view_key(folded)
-            if key not in result:
-                result[key] = layout_view(dot, data, folded, homes)
+        # One dot per view, all at once: they are small, and the cores share the work.
+        for key, folded in jobs.items():
+            source, vnodes, vedges = _view_input(data, folded, homes, None)
+            proc = subprocess.Popen([dot, "-Tjson"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            proc.stdin.write(source)        # dot reads all of it before it writes: no deadlock
+            proc.stdin.close()
+            running.append((key, proc, source, vnodes, vedges))
+        for key, proc, source, vnodes, vedges in running:
+            out = proc.stdout.read()
+            proc.stderr.read()
+            if proc.wait(timeout=60):
+                raise subprocess.CalledProcessError(proc.returncode, dot)
+            result[key] = _read_view(out, vnodes, vedges)
     except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        for _, proc, *_ in running:
+            proc.kill()
+            proc.wait()
         return None             # a broken Graphviz install: the widget's own layout still draws
     return result
