@@ -24,6 +24,7 @@ from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
 from . import passes
+from .autograph import convert_for_tracing
 from .ir import run
 from .tracing import Tracer
 
@@ -101,12 +102,14 @@ class ConcreteFunction:
 class Function:
     """What ``me.function(f)`` returns: call it like ``f``."""
 
-    def __init__(self, python_function, input_signature=None, optimize=True, name=None):
+    def __init__(self, python_function, input_signature=None, optimize=True, name=None, autograph=True):
         if not callable(python_function):
             raise TypeError(f"me.function wraps a Python function, got {type(python_function).__name__}.")
         self.python_function = python_function
         self.input_signature = None if input_signature is None else self._check_signature(input_signature)
         self.optimize = optimize
+        self.autograph = autograph   # trace the AutoGraph-converted function (graph/autograph)
+        self._traced_function = None
         self.name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         self._concrete = {}          # call signature -> ConcreteFunction
@@ -128,20 +131,26 @@ class Function:
         # A decorated method: bind the instance (one trace per instance, as the instance is a Python argument).
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return BoundFunction(self, instance)
 
     # ---- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs, instance=()):
         if _run_eagerly:
-            return self.python_function(*args, **kwargs)
-        concrete, tensors = self._concrete_for(args, kwargs)
+            return self.python_function(*instance, *args, **kwargs)
+        concrete, tensors = self._concrete_for(args, kwargs, instance)
         return concrete._call_flat(tensors)
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (tensors or me.TensorSpec), tracing if needed."""
+        return self._get_concrete(args, kwargs)
+
+    def _get_concrete(self, args, kwargs, instance=()):
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-        return self._concrete_for(args, kwargs)[0]
+        return self._concrete_for(args, kwargs, instance)[0]
 
     def experimental_get_tracing_count(self):
         """How many times the Python function has been traced."""
@@ -156,10 +165,13 @@ class Function:
         bound.apply_defaults()
         return bound
 
-    def _concrete_for(self, args, kwargs):
+    def _concrete_for(self, args, kwargs, instance=()):
+        """``instance``: ``(obj,)`` for a method called as ``obj.method(...)`` (the input_signature
+        describes the arguments after it)."""
         if self.input_signature is not None:
-            args = self._check_against_signature(args, kwargs)
+            args = self._check_against_signature(args, kwargs, len(instance))
             kwargs = {}
+        args = tuple(instance) + tuple(args)
         bound = self._bind(args, kwargs)
         leaves, key_parts, tensors, has_numbers = [], [], [], False
         for pname, value in bound.arguments.items():
@@ -209,14 +221,14 @@ class Function:
             self._keep.append(leaf)
             return "python", ("object", id(leaf)), leaf
 
-    def _check_against_signature(self, args, kwargs):
+    def _check_against_signature(self, args, kwargs, skip=0):
         if kwargs:
-            args = tuple(self._bind(args, kwargs).args)
+            args = tuple(self._bind((None,) * skip + tuple(args), kwargs).args)[skip:]
         specs = self.input_signature
         if len(args) != len(specs):
             raise TypeError(f"{self.name}() was declared with input_signature of {len(specs)} tensors "
                             f"({', '.join(map(repr, specs))}), but got {len(args)} arguments.")
-        names = list(self._signature.parameters)
+        names = list(self._signature.parameters)[skip:]
         checked = []
         for i, (spec, arg) in enumerate(zip(specs, args)):
             arg_name = names[i] if i < len(names) else f"args[{i}]"
@@ -259,7 +271,7 @@ class Function:
             for pname in bound.arguments:
                 bound.arguments[pname] = nest.pack_sequence_as(
                     bound.arguments[pname], [next(it) for _ in nest.flatten(bound.arguments[pname])])
-            result = self.python_function(*bound.args, **bound.kwargs)
+            result = self._function_to_trace()(*bound.args, **bound.kwargs)
             flat_out = []
             for leaf in nest.flatten(result):
                 if leaf is None:
@@ -281,8 +293,35 @@ class Function:
             concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
         return concrete
 
+    def _function_to_trace(self):
+        if not self.autograph:
+            return self.python_function
+        if self._traced_function is None:
+            self._traced_function = convert_for_tracing(self.python_function)
+        return self._traced_function
+
     def __repr__(self):
         return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
+
+
+class BoundFunction:
+    """``obj.method`` for an ``@me.function`` method: calls it with ``obj`` first; the method's
+    ``input_signature`` describes the arguments after ``self``. Everything else is the Function's."""
+
+    def __init__(self, function, instance):
+        self.function, self.instance = function, instance
+
+    def __call__(self, *args, **kwargs):
+        return self.function._call(args, kwargs, (self.instance,))
+
+    def get_concrete_function(self, *args, **kwargs):
+        return self.function._get_concrete(args, kwargs, (self.instance,))
+
+    def __getattr__(self, name):
+        return getattr(self.function, name)
+
+    def __repr__(self):
+        return f"<bound me.function {self.function.name} of {type(self.instance).__name__}>"
 
 
 def _structure_key(value):
@@ -294,13 +333,15 @@ def _structure_key(value):
     return "."
 
 
-def function(func=None, input_signature=None, optimize=True, autograph=False, jit_compile=None,
+def function(func=None, input_signature=None, optimize=True, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None):
     """``@me.function`` or ``me.function(f, input_signature=[...])``: see the module docstring.
     ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
-    ``autograph``, ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted
-    so that TensorFlow code runs, and have no effect (minieager has no AutoGraph; graphs have static
-    shapes)."""
+    ``autograph=True`` (as in TF) traces the function with its Python ``if``/``while``/``for`` on tensors
+    converted to me.cond / me.while_loop (see graph/autograph); ``autograph=False`` traces it as written.
+    ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted so that
+    TensorFlow code runs, and have no effect (graphs have static shapes)."""
     if func is None:
-        return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name)
-    return Function(func, input_signature=input_signature, optimize=optimize, name=name)
+        return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name,
+                                  autograph=autograph)
+    return Function(func, input_signature=input_signature, optimize=optimize, name=name, autograph=autograph)

@@ -89,10 +89,12 @@ class SymbolicTensor(Tensor):
 
 def stand_in(shape, dtype, name):
     """The array a fresh placeholder computes with while tracing: ones for floats (no log(0), no
-    division by zero), zeros for integers (a valid index or label for any size), or an
+    division by zero), zeros for integers (a valid index or label for any size), b"0" for strings, or an
     ``NoValue`` when the shape is not known."""
     if shape is None:
         return NoValue.unknown_shape(name, dtype)
+    if dtype.is_string:
+        return np.full(shape, b"0", dtype=object)   # bytes a string op can take (to_number too)
     return (np.zeros if dtype.is_integer else np.ones)(shape, dtype.np_dtype)
 
 

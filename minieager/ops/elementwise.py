@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine import dtypes, temporaries
 from ..errors import DTypeError, InvalidArgumentError
-from ..engine.op import Op
+from ..engine.op import Op, string_error
 from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor
 from . import _args
@@ -32,7 +32,7 @@ def _binary(op, arithmetic=True, check=None):
     """
     assert op.num_outputs == 1, "Op.binary wraps one output"
     name = op.name
-    bool_ = dtypes.bool_
+    bool_, string_ = dtypes.bool_, dtypes.string
     run = op.binary
 
     def make(temporary):
@@ -41,6 +41,8 @@ def _binary(op, arithmetic=True, check=None):
                 x, y = operands(op.name, x, y)   # scalars, arrays, variables, mixed dtypes
             if arithmetic and x._dtype is bool_:
                 check_not_bool(op.name, x)
+            elif x._dtype is string_:
+                return _string_binary(op, x, y)
             if x._value.shape != y._value.shape:
                 check_broadcast(op.name, x, y)
             if check is not None:
@@ -60,6 +62,23 @@ def _binary(op, arithmetic=True, check=None):
     function = make(temporaries.argument)
     function.operator = make(temporaries.operand)
     return function
+
+
+# == and != of string tensors compare the bytes (NumPy, kernels/cpu/strings.py); every other binary op
+# refuses strings, naming itself.
+_STRING_COMPARISONS = {
+    "equal": Op("string_equal", ("a", "b"), "a == b (strings)", strings=True),
+    "not_equal": Op("string_not_equal", ("a", "b"), "a != b (strings)", strings=True),
+}
+
+
+def _string_binary(op, x, y):
+    compare = _STRING_COMPARISONS.get(op.name)
+    if compare is None:
+        raise string_error(op.name)
+    if x._value.shape != y._value.shape:
+        check_broadcast(op.name, x, y)
+    return compare(x, y)
 
 
 def _selective(grad_a, grad_b):
