@@ -141,3 +141,22 @@ def test_extend_names_what_it_exports():
     for name in extend.__all__:
         assert getattr(extend, name) is not None
         assert name in extend.__doc__, f"extend's docstring should say what {name} is"
+
+
+@register_kernel("test_extend_sigmoid", "cpu")
+def _sigmoid_kernel(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_an_op_with_a_vjp_but_no_rule_text_reads_its_rule_as_code_not_no_gradient():
+    # As course lesson 04 defines an op: a vjp, no `grads` words. Its gradient runs, so its rule
+    # must not say "no gradient": it says the rule is the vjp's code.
+    my_sigmoid = Op("test_extend_sigmoid", inputs=("x",), vjp=lambda dy, x, out: (dy * out * (1.0 - out),))
+    assert my_sigmoid.rule == ["d(test_extend_sigmoid(x))/dx = (code)"]
+    x = me.constant([0.0, 2.0], dtype=me.float64)
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        y = my_sigmoid(x)
+    assert tape.records[-1].rule == ["d(test_extend_sigmoid(x))/dx = (code)"]
+    s = 1 / (1 + np.exp(-np.array([0.0, 2.0])))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), s * (1 - s))

@@ -30,7 +30,10 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const PAD = 28; // margin around the drawing, px
-const READABLE = 0.6; // below this zoom, text is too small to read: wrap, fold or scroll instead
+// The smallest zoom that keeps node text at 10 px or more (its smallest is 11 px; kind badges,
+// 9 px, stay at 8 px or more): below it, text is too small to read, so wrap, fold or scroll instead.
+const READABLE = 10 / 11;
+const WIDE = 900; // px: a widget at least this wide puts the step card beside the graph, not below it
 const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
 const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target" };
@@ -82,6 +85,26 @@ function truncate(text, maxChars) {
   text = String(text);
   return text.length <= maxChars ? text : text.slice(0, Math.max(1, maxChars - 1)) + "…";
 }
+
+// A name shortened from the left, so that what tells names apart stays: whole leading parts of a
+// path go first ("sequential/dense_3/kernel" -> "…/dense_3/kernel"), then characters.
+function shortenLeft(text, maxChars) {
+  text = String(text);
+  if (text.length <= maxChars) return text;
+  const parts = text.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const rest = "…/" + parts.slice(i).join("/");
+    if (rest.length <= maxChars) return rest;
+  }
+  return "…" + text.slice(text.length - Math.max(1, maxChars - 1));
+}
+
+// The name a tensor's box shows: a Variable's without TF's ":0" ("dense_3/kernel"); the full
+// name stays in its tooltip and the inspector.
+const boxLabel = (n) => (n.kind === "variable" ? nodeLabel(n).replace(/:0(?=( \(\d+\))?$)/, "") : nodeLabel(n));
+
+// The pill of an open layer's title, "▾ name" in 12 px semi-bold (dot left room for it).
+const titleWidth = (label) => textWidth(`▾ ${label}`, 12) * 1.12 + 22;
 
 // Rough text width for fitting labels into boxes, without measuring (nodes are drawn detached).
 const textWidth = (text, fontSize, mono = false) => String(text).length * fontSize * (mono ? 0.61 : 0.57);
@@ -272,6 +295,8 @@ function prepareTrace(raw) {
     unreached: new Set(t.unreached ?? []),
     gradients: new Map((t.gradients ?? []).map((g) => [g.source, g])),
     layout: t.layout && t.layout.positions ? t.layout : null,
+    // Fold states laid out by dot (minieager/debugger/layout.py): "direction|folded ids, one a line".
+    views: new Map(Object.entries(t.views && typeof t.views === "object" ? t.views : {}).map(([key, v]) => [`${t.direction === "TB" ? "TB" : "LR"}|${key}`, v])),
     direction: t.direction === "TB" ? "TB" : "LR",
     truncated: t.truncated ?? null,
     error: sizeError ?? (typeof t.error === "string" && t.error ? t.error : null),
@@ -386,7 +411,7 @@ function layeredLayout(g, direction, wrap = null) {
   // 3. Coordinates. "main" runs along the flow (x for LR), "cross" across it.
   const lr = direction === "LR";
   const mainSize = (id) => size.get(id)[lr ? 0 : 1], crossSize = (id) => size.get(id)[lr ? 1 : 0];
-  const GAP_MAIN = lr ? 60 : 54, GAP_CROSS = lr ? 34 : 30;
+  const GAP_MAIN = lr ? 48 : 54, GAP_CROSS = lr ? 34 : 30;
   const mainPos = new Map(), crossPos = new Map();
   let m = 0;
   for (const layer of layers) {
@@ -454,6 +479,13 @@ function bezier([p0, c1, c2, p3], t) {
   };
 }
 
+// An edge's route is a chain of cubic Bézier segments: points p0 c1 c2 p1 c1 c2 p2 ... (3n + 1).
+const routePath = (pts) => `M${r1(pts[0].x)},${r1(pts[0].y)}` + pts.slice(1).map((q, i) => `${i % 3 === 0 ? " C" : " "}${r1(q.x)},${r1(q.y)}`).join("");
+function routePoint(pts, t) {
+  const n = Math.max(1, (pts.length - 1) / 3), k = Math.min(n - 1, Math.floor(t * n));
+  return bezier(pts.slice(3 * k, 3 * k + 4), t * n - k);
+}
+
 // A cubic curve from the side of one box to the facing side of the other, bent sideways by `bend`;
 // `shift` moves both ends sideways, so that parallel edges keep apart where they meet the nodes.
 function curveBetween(a, b, bend, lr, shift = 0) {
@@ -473,8 +505,61 @@ function curveBetween(a, b, bend, lr, shift = 0) {
   return [p0, { x: p0.x + bend, y: p0.y + d }, { x: p3.x + bend, y: p3.y - d }, p3];
 }
 
-function crossesBoxes(curve, obstacles) {
-  for (let t = 0.06; t < 0.95; t += 0.04) {
+// A route that leaves `a`, runs past every box in between on one side (the nearer one), and
+// enters `b`: straight segments as a Bézier chain. For the edges no bend of one curve clears.
+function aroundBoxes(a, b, obstacles, lr, k = 0) {
+  // In "flow" coordinates: u along the flow (x for LR), v across it.
+  const U = (q) => (lr ? q.x : q.y), V = (q) => (lr ? q.y : q.x), HU = (q) => (lr ? q.w : q.h) / 2, HV = (q) => (lr ? q.h : q.w) / 2;
+  const pt = (u, v) => (lr ? { x: u, y: v } : { x: v, y: u });
+  if (U(b) - HU(b) <= U(a) + HU(a)) return lr ? toNextRow(a, b, obstacles) : null; // not one after the other along the flow
+  const u0 = U(a) + HU(a), u1 = U(b) - HU(b) - 3, gap = 16 + 6 * k;
+  const between = obstacles.filter((o) => U(o) + HU(o) > u0 && U(o) - HU(o) < u1);
+  if (!between.length) return null;
+  const lo = Math.min(...between.map((o) => V(o) - HV(o))) - gap, hi = Math.max(...between.map((o) => V(o) + HV(o))) + gap;
+  const v = Math.abs(lo - V(a)) + Math.abs(lo - V(b)) <= Math.abs(hi - V(a)) + Math.abs(hi - V(b)) ? lo : hi;
+  const ua = u0 + Math.min(12, (u1 - u0) / 4), ub = u1 - Math.min(12, (u1 - u0) / 4);
+  const corners = [pt(u0, V(a)), pt(ua, V(a)), pt(ua, v), pt(ub, v), pt(ub, V(b)), pt(u1, V(b))];
+  const chain = [corners[0]];
+  for (let i = 1; i < corners.length; i++) chain.push(corners[i - 1], corners[i], corners[i]);
+  const clear = !crossesBoxes(chain, obstacles);
+  return clear ? chain : null;
+}
+
+// An edge to a later row (a long left-to-right graph in rows): down from `a` into the free band
+// above the next row, along it, down a free channel left of `b`, and into `b`'s left side.
+function toNextRow(a, b, obstacles) {
+  const chainOf = (corners) => corners.slice(1).reduce((chain, q, i) => chain.concat([corners[i], q, q]), [corners[0]]);
+  // The top of b's row: the boxes that overlap b's height, and those overlapping them, and so on.
+  let rowTop = b.y - b.h / 2;
+  for (let moved = true; moved;) {
+    moved = false;
+    for (const o of obstacles) if (o.y - o.h / 2 < rowTop - 0.5 && o.y + o.h / 2 > rowTop) { rowTop = o.y - o.h / 2; moved = true; }
+  }
+  if (rowTop <= a.y + a.h / 2 + 40) return null;
+  const band = rowTop - 30;
+  // Out of a's bottom, or (a node below it in the way) out of its right side and down the gap.
+  const starts = [[{ x: a.x, y: a.y + a.h / 2 }, { x: a.x, y: band }],
+    [{ x: a.x + a.w / 2, y: a.y }, { x: a.x + a.w / 2 + 14, y: a.y }, { x: a.x + a.w / 2 + 14, y: band }]];
+  for (const start of starts) {
+    for (let dx = 14; dx <= 64; dx += 10) {
+      const x = b.x - b.w / 2 - dx;
+      const chain = chainOf([...start, { x, y: band }, { x, y: b.y }, { x: b.x - b.w / 2 - 3, y: b.y }]);
+      if (!crossesBoxes(chain, obstacles)) return chain;
+    }
+  }
+  return null;
+}
+
+function crossesBoxes(curve, obstacles, from = 0.06, to = 0.95) {
+  if (curve.length > 4) { // a chain: each of its segments, corners included (not its two ends)
+    const n = (curve.length - 1) / 3;
+    for (let i = 0; i < n; i++) if (crossesBoxes(curve.slice(3 * i, 3 * i + 4), obstacles, i ? 0 : 0.06, i === n - 1 ? 0.95 : 1)) return true;
+    return false;
+  }
+  // A sample every few px along the curve (its control polygon bounds its length): none missed.
+  const length = curve.slice(1).reduce((sum, q, i) => sum + Math.hypot(q.x - curve[i].x, q.y - curve[i].y), 0);
+  const dt = 1 / Math.max(25, Math.ceil(length / 5));
+  for (let t = from; t <= to; t += dt) {
     const pt = bezier(curve, t);
     for (const o of obstacles) if (Math.abs(pt.x - o.x) < o.w / 2 + 6 && Math.abs(pt.y - o.y) < o.h / 2 + 6) return true;
   }
@@ -502,6 +587,7 @@ function routeEdges(g, boxes, lr) {
         if (!crossesBoxes(curve, obstacles)) break;
         curve = curveBetween(a, b, bend, lr, shift);
       }
+      if (crossesBoxes(curve, obstacles)) curve = aroundBoxes(a, b, obstacles, lr, k) ?? curve;
       routes.set(e.id, curve);
     });
   }
@@ -520,18 +606,42 @@ function clusterBoxes(p, g, boxes) {
   return result;
 }
 
+// The key of the fold state shown: the folded clusters that stand for a node, sorted, one a line.
+const viewKey = (g) => g.vnodes.filter((v) => v.kind === "cluster").map((v) => v.cluster.id).sort().join("\n");
+
+// The layout dot made for this fold state (from the trace, or asked of the kernel), when it covers
+// every node and edge shown: boxes, routes and cluster boxes as dot placed them. Null otherwise.
+function layoutFromView(p, g, direction) {
+  const V = p.views.get(`${direction}|${viewKey(g)}`);
+  if (!V || !g.vnodes.every((v) => Array.isArray(V.nodes?.[v.id])) || !g.vedges.every((e) => Array.isArray(V.edges?.[e.id]))) return null;
+  const boxes = new Map(g.vnodes.map((v) => { const [w, hh] = sizeOf(v), [x, y] = V.nodes[v.id]; return [v.id, { x, y, w, h: hh }]; }));
+  const routes = new Map(g.vedges.map((e) => {
+    const pts = V.edges[e.id].map(([x, y]) => ({ x, y }));
+    const tip = (pts.length - 1) % 3 ? pts.pop() : null; // dot's arrow tip: one straight segment more
+    if (tip) { const last = pts[pts.length - 1]; pts.push(last, tip, tip); }
+    return [e.id, pts];
+  }));
+  const open = new Set(g.vnodes.filter((v) => v.node && (p.clusterOf.get(v.id) ?? p.inputHome.get(v.id)) != null).map((v) => p.clusterOf.get(v.id) ?? p.inputHome.get(v.id)));
+  const clusters = [...open].filter((id) => Array.isArray(V.clusters?.[id])).map((id) => {
+    const [x, y, w, hh] = V.clusters[id];
+    return { id, label: String(p.clusters.get(id)?.label ?? id), x, y, w, h: hh };
+  });
+  return { boxes, routes, clusters, engine: "dot" };
+}
+
 function layoutAll(p, g, direction, wrap = null) {
-  const boxes = (!wrap && layoutFromTrace(p, g, direction)) || layeredLayout(g, direction, wrap);
   const lr = direction === "LR";
-  const routes = routeEdges(g, boxes, lr);
-  const clusters = clusterBoxes(p, g, boxes);
+  const view = !wrap && layoutFromView(p, g, direction);
+  const boxes = view ? view.boxes : (!wrap && layoutFromTrace(p, g, direction)) || layeredLayout(g, direction, wrap);
+  const routes = view ? view.routes : routeEdges(g, boxes, lr);
+  const clusters = view ? view.clusters : clusterBoxes(p, g, boxes);
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   const grow = (ax, ay, bx, by) => { x0 = Math.min(x0, ax); y0 = Math.min(y0, ay); x1 = Math.max(x1, bx); y1 = Math.max(y1, by); };
   for (const b of boxes.values()) grow(b.x - b.w / 2, b.y - b.h / 2, b.x + b.w / 2, b.y + b.h / 2 + 14); // + badge
   for (const c of clusters) grow(c.x, c.y, c.x + c.w, c.y + c.h);
-  for (const curve of routes.values()) for (let t = 0; t <= 1; t += 0.125) { const pt = bezier(curve, t); grow(pt.x, pt.y - 14, pt.x, pt.y + 14); }
+  for (const pts of routes.values()) for (const pt of pts) grow(pt.x, pt.y - 14, pt.x, pt.y + 14);
   if (!Number.isFinite(x0)) { x0 = y0 = 0; x1 = y1 = 1; }
-  return { boxes, routes, clusters, lr, wrapped: Boolean(wrap), viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
+  return { boxes, routes, clusters, lr, wrapped: Boolean(wrap), engine: view ? "dot" : "page", viewBox: [x0 - PAD, y0 - PAD, x1 - x0 + 2 * PAD, y1 - y0 + 2 * PAD] };
 }
 
 // The layout for a canvas `width` px wide: the trace's (or the page's own), or, when a left-to-right
@@ -539,7 +649,10 @@ function layoutAll(p, g, direction, wrap = null) {
 // `maxHeight()` is the tallest the canvas may grow.
 function layoutForCanvas(p, g, direction, width, maxHeight) {
   const geo = layoutAll(p, g, direction);
-  if (!(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
+  // dot's layout of layers is kept (the canvas scrolls: clusters need dot's guarantees); a graph
+  // without layers too wide to read once fitted breaks into rows, read like lines of text.
+  const layered = geo.clusters.length > 0 || g.vnodes.some((v) => v.kind === "cluster");
+  if ((geo.engine === "dot" && layered) || !(direction === "LR" && width > 0 && width / geo.viewBox[2] < READABLE)) return geo;
   // The row width whose drawing fits the canvas at the largest zoom (rows trade width for height).
   const maxH = maxHeight();
   let best = null;
@@ -617,6 +730,7 @@ function isBroadcastOf(small, big) {
 
 // ---------------------------------------------------------------- the rule with its numbers
 
+const CODE_RULE = "(code)"; // the rule text of an op whose gradient rule exists only as code (engine/op.py)
 const SMALL = 6; // values of at most this many elements are written into the rule, number by number
 const RULE_WORDS = new Set(["exp", "log", "sqrt", "tanh", "sigmoid", "sign", "abs", "cos", "sin", "floor", "max", "min", "T"]);
 const tupleText = (shape) => `(${shape.join(", ")}${shape.length === 1 ? "," : ""})`;
@@ -639,6 +753,7 @@ function inFormula(value) {
 // `values` maps the names the rule uses (dy, a, b, x, out) to value summaries.
 function ruleNumbers(line, values, sent, upShape) {
   const rhs = String(line).split(" = ").slice(1).join(" = ");
+  if (rhs === CODE_RULE) return [`= ${previewOf(sent)}`]; // a rule given as code only: its numbers
   const words = rhs.match(/[A-Za-z_]\w*/g) ?? [];
   if (!rhs || !words.length || !words.every((w) => values.has(w) || RULE_WORDS.has(w))) return [];
   const used = [...new Set(words.filter((w) => values.has(w)))].map((w) => [w, values.get(w)]);
@@ -653,16 +768,44 @@ function ruleNumbers(line, values, sent, upShape) {
     lines.push(`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(broadcast ? upShape : gShape)}`);
   }
   if (broadcast) lines.push(`sum over axis ${sumAxes(gShape, upShape).join(", ")}: ${tupleText(upShape)} → ${tupleText(gShape)}`);
-  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL))) {
-    const preview = sent.full ? truncate(formatData(sent.data, 4), 64) : `${formatShape(gShape)} · min ${formatNumber(sent.min)}, max ${formatNumber(sent.max)}`;
-    lines.push(`= ${preview}`);
-  }
+  if (!(lines.length === 1 && !broadcast && used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL))) lines.push(`= ${previewOf(sent)}`);
   return lines;
 }
 
+// A value in one short line: its numbers when it is small, else its shape and range.
+const previewOf = (v) => (v.full ? truncate(formatData(v.data, 4), 64) : `${formatShape(shapeOf(v))} · min ${formatNumber(v.min)}, max ${formatNumber(v.max)}`);
+
+// The op's formula, read from its rule text: "d(a * b)/da = dy * b" -> "a * b".
+const formulaOf = (rule) => (/^d\((.*)\)\/d\s*[A-Za-z_][\w']*(?: = |: )/.exec(String(rule?.[0] ?? "")) ?? [])[1] ?? null;
+
+// The forward step with its numbers, as backward's rule gets them: "= 3 × 3 = 9" for small values,
+// the shapes for bigger ones. `values` maps the formula's input names to value summaries; words
+// that are neither (function names such as "sum") must be followed by "(".
+function forwardNumbers(formula, values, out) {
+  if (!formula || !out) return [];
+  const words = [...formula.matchAll(/[A-Za-z_]\w*(\s*\()?/g)];
+  if (!words.length || !words.every((m) => values.has(m[0]) || m[1] || RULE_WORDS.has(m[0]))) return [];
+  const used = [...new Set(words.map((m) => m[0]).filter((w) => values.has(w)))].map((w) => [w, values.get(w)]);
+  if (!used.length || used.some(([, v]) => !v)) return [];
+  if (used.every(([, v]) => v.full && numel(shapeOf(v)) <= SMALL)) {
+    const put = formula.replace(/[A-Za-z_]\w*/g, (w) => (values.has(w) ? inFormula(values.get(w)) : w)).replace(/\*/g, "×");
+    return [`= ${put} = ${compactValue(out, 6)}`];
+  }
+  return [`shapes: ${used.map(([w, v]) => `${w} ${formatShape(shapeOf(v))}`).join(", ")} → ${formatShape(shapeOf(out))}`, `= ${previewOf(out)}`];
+}
+
 // Rule text in a monospace block, with the incoming gradient `dy` picked out in the gradient colour.
-function ruleLine(line, active = true) {
-  const parts = String(line).split(/(\bdy\b)/);
+// A rule that is code only ("d(f(x))/dx = (code)": an Op given a vjp but no words) ends in a link
+// "rule: (code)" that opens the op's VJP source in the inspector (`openCode`).
+function ruleLine(line, active = true, openCode = null) {
+  const text = String(line);
+  if (text.endsWith(` = ${CODE_RULE}`)) {
+    const link = openCode
+      ? h("button", { type: "button", class: "me-code-rule", "data-role": "code-rule", title: "Open its gradient rule's source (the op's vjp)", text: "rule: (code)", onclick: openCode })
+      : h("span", { class: "me-code-rule", "data-role": "code-rule", text: "rule: (code)" });
+    return h("div", { class: "me-rule-line" + (active ? "" : " is-muted") }, [text.slice(0, -CODE_RULE.length), link]);
+  }
+  const parts = text.split(/(\bdy\b)/);
   return h("div", { class: "me-rule-line" + (active ? "" : " is-muted") },
     parts.map((part) => (part === "dy" ? h("span", { class: "me-dy", text: "dy" }) : part)));
 }
@@ -713,6 +856,11 @@ class ControlsView {
         h("li", {}, [h("span", { class: "me-swatch me-swatch-grad" }), "gradient"]),
       ]),
       h("div", { class: "me-view-options" }, [
+        this.foldAll = h("button", { type: "button", class: "me-btn me-btn-small", "data-role": "fold-all", hidden: true, onclick: () => {
+          const all = [...app.p.clusters.keys()];
+          app.view.collapsed = app.view.collapsed.size ? new Set() : new Set(all);
+          app.draw();
+        } }),
         h("label", { class: "me-check" }, [this.hideConstants, "hide constants"]),
         this.direction,
         h("span", { class: "me-zoom" }, [
@@ -722,6 +870,12 @@ class ControlsView {
         ]),
       ]),
     ]);
+  }
+
+  // "open all layers" while any is folded, "fold all layers" when all are open.
+  showFolding(clusters, collapsed) {
+    this.foldAll.hidden = clusters === 0;
+    this.foldAll.textContent = collapsed ? "open all layers" : "fold all layers";
   }
 
   // The direction the trace was laid out in, until the reader picks one.
@@ -788,11 +942,7 @@ class CanvasView {
 
     this.edgeEls = new Map();
     const edgeLayer = s("g", { class: "me-edges" }, this.app.graph.vedges.map((e) => {
-      const [p0, c1, c2, p3] = routes.get(e.id);
-      const path = s("path", {
-        class: "me-edge", "data-edge-id": e.id, "marker-end": `url(#${id("arrow")})`,
-        d: `M${r1(p0.x)},${r1(p0.y)} C${r1(c1.x)},${r1(c1.y)} ${r1(c2.x)},${r1(c2.y)} ${r1(p3.x)},${r1(p3.y)}`,
-      });
+      const path = s("path", { class: "me-edge", "data-edge-id": e.id, "marker-end": `url(#${id("arrow")})`, d: routePath(routes.get(e.id)) });
       this.edgeEls.set(e.id, path);
       return path;
     }));
@@ -807,23 +957,24 @@ class CanvasView {
 
     const clusterLayer = s("g", { class: "me-clusters" }, clusters.map((c) => s("g", { class: "me-cluster", "data-cluster-box": c.id }, [
       s("rect", { class: "me-cluster-box", x: r1(c.x), y: r1(c.y), width: r1(c.w), height: r1(c.h), rx: 12 }),
-      s("g", {
+    ])));
+    // The titles (each also the control that folds its layer) above the edges: always clickable.
+    const titleLayer = s("g", { class: "me-cluster-titles" }, clusters.map((c) => s("g", {
         class: "me-cluster-title", "data-role": "cluster-toggle", "data-cluster-id": c.id, role: "button", tabindex: "0",
         "aria-expanded": "true", "aria-label": `Collapse ${c.label}`,
       }, [
-        s("rect", { x: r1(c.x + 8), y: r1(c.y + 6), width: r1(textWidth(c.label, 12) + 30), height: 20, rx: 10 }),
+        s("rect", { x: r1(c.x + 8), y: r1(c.y + 6), width: r1(titleWidth(c.label)), height: 20, rx: 10 }),
         s("text", { x: r1(c.x + 18), y: r1(c.y + 20), text: `▾ ${c.label}` }),
-      ]),
-    ])));
+      ])));
 
     this.overlay = s("g", { class: "me-overlay" });
     const [vx, vy, vw, vh] = viewBox;
     this.svg = s("svg", {
       class: "me-graph", xmlns: SVG_NS, viewBox: `${r1(vx)} ${r1(vy)} ${r1(vw)} ${r1(vh)}`, role: "img",
-      "aria-label": "Graph of the recorded ops",
+      "aria-label": "Graph of the recorded ops", "data-layout": this.app.geo.engine, // "dot", or "page": laid out here
     }, [
       s("defs", {}, [marker("arrow"), marker("arrow-grad"), marker("arrow-fwd")]),
-      clusterLayer, edgeLayer, nodeLayer, this.overlay,
+      clusterLayer, edgeLayer, titleLayer, nodeLayer, this.overlay,
     ]);
     this.el.replaceChildren(this.svg);
   }
@@ -836,8 +987,10 @@ class CanvasView {
     const hmW = hm ? Math.min(40, Math.max(18, 6 * Math.max(...hm.map((row) => row.length)))) : 0;
     const textRight = w - 10 - (hm ? hmW + 8 : 0);
     const tag = KIND_TAG[n.kind];
-    // The tag is upper case, bold and letter-spaced: about 0.8 em a letter, plus a gap before it.
-    const labelRoom = w - 20 - (tag ? tag.length * 8.5 * 0.8 + 10 : 0);
+    // The tag is upper case, bold and letter-spaced (about 0.8 em a letter), on the box's top edge:
+    // the name has the box's whole width.
+    const tagW = tag ? tag.length * 9 * 0.8 + 10 : 0;
+    const labelRoom = w - 20;
     let valueText = "";
     if (value && value.full && numel(shapeOf(value)) <= 6) valueText = formatData(value.data, 3);
     else if (value) { const st = stats(value); valueText = `${formatNumber(st.min, 3)} … ${formatNumber(st.max, 3)}`; }
@@ -849,8 +1002,11 @@ class CanvasView {
       s("title", { text: `${nodeLabel(n)} (${n.kind})\n${shapeStr}\n${value ? truncate(compactValue(value, 16), 300) : ""}` }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 9 }),
       n.kind === "target" && s("rect", { class: "me-shape-inner", x: 3, y: 3, width: w - 6, height: hh - 6, rx: 7 }),
-      s("text", { class: "me-node-label", x: 10, y: 19, text: truncate(nodeLabel(n), Math.floor(labelRoom / (12.5 * 0.64))) }),
-      tag && s("text", { class: "me-kind-tag", x: w - 9, y: 17, "text-anchor": "end", text: tag.toUpperCase() }),
+      s("text", { class: "me-node-label", x: 10, y: 19, text: shortenLeft(boxLabel(n), Math.floor(labelRoom / (12.5 * 0.64))) }),
+      tag && s("g", { class: "me-kind-badge", transform: `translate(${r1(w - 8 - tagW)},-7)` }, [
+        s("rect", { width: r1(tagW), height: 13, rx: 6.5 }),
+        s("text", { class: "me-kind-tag", x: r1(tagW / 2), y: 9.6, "text-anchor": "middle", text: tag.toUpperCase() }),
+      ]),
       s("text", { class: "me-node-meta", x: 10, y: 36, text: truncate(shapeStr, Math.floor(textRight / (11 * 0.57)) - 1) }),
       valueText && s("text", { class: "me-node-value", x: 10, y: hh - 11, text: truncate(valueText, Math.floor((textRight - 10) / (11 * 0.61))) }),
       hm && heatmapSvg(hm, w - 10 - hmW, 24, hmW, hh - 32),
@@ -885,7 +1041,7 @@ class CanvasView {
       s("title", { text: `${label}: ${vn.members.length} nodes (click to expand)` }),
       s("rect", { class: "me-shape-back", x: 5, y: 5, width: w, height: hh, rx: 12 }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 12 }),
-      s("text", { class: "me-node-label", x: 12, y: 22, text: truncate(`▸ ${label}`, Math.floor((w - 20) / (12.5 * 0.6))) }),
+      s("text", { class: "me-node-label", x: 12, y: 22, text: `▸ ${shortenLeft(label, Math.floor((w - 20) / (12.5 * 0.6)) - 2)}` }),
       s("text", { class: "me-node-meta", x: 12, y: 40, text: truncate(`${ops} op${ops === 1 ? "" : "s"}, ${vn.members.length} nodes · open ▸`, Math.floor((w - 24) / (11 * 0.57))) }),
     ]);
   }
@@ -927,7 +1083,7 @@ class CanvasView {
     const p = this.app.p, { routes, boxes, lr, viewBox } = this.app.geo;
     const taken = [...boxes.values()].map((b) => ({ x0: b.x - b.w / 2, y0: b.y - b.h / 2, x1: b.x + b.w / 2, y1: b.y + b.h / 2 }));
     // Cluster titles too: a gradient label never covers a layer's name.
-    for (const c of this.app.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 38 + textWidth(c.label, 12), y1: c.y + 26 });
+    for (const c of this.app.geo.clusters) taken.push({ x0: c.x + 8, y0: c.y + 6, x1: c.x + 8 + titleWidth(c.label), y1: c.y + 26 });
 
     // Gradient badges: the running total on every tensor reached so far; final values at the end.
     const badges = new Map(); // tensor id -> [value, style]
@@ -951,14 +1107,10 @@ class CanvasView {
     for (const [edgeId, go] of back.sending) {
       const curve = routes.get(edgeId);
       if (!curve) continue;
-      const [p0, c1, c2, p3] = curve;
-      flows.push(s("path", {
-        class: "me-grad-flow", "marker-end": `url(#${this.app.uid}-arrow-grad)`,
-        d: `M${r1(p3.x)},${r1(p3.y)} C${r1(c2.x)},${r1(c2.y)} ${r1(c1.x)},${r1(c1.y)} ${r1(p0.x)},${r1(p0.y)}`,
-      }));
+      flows.push(s("path", { class: "me-grad-flow", "marker-end": `url(#${this.app.uid}-arrow-grad)`, d: routePath([...curve].reverse()) }));
       const text = compactValue(go.value);
       const w = textWidth(text, 11, true) + 16, hh = 20;
-      const mid = bezier(curve, 0.5);
+      const mid = routePoint(curve, 0.5);
       const at = placeLabel(mid, w, hh, taken, lr, viewBox);
       taken.push({ x0: at.x - w / 2, y0: at.y - hh / 2, x1: at.x + w / 2, y1: at.y + hh / 2 });
       labels.push(s("g", { class: "me-edge-grad", "data-role": "edge-grad", "data-edge-id": edgeId }, [
@@ -990,10 +1142,18 @@ class CanvasView {
   onClick(e) {
     const toggle = e.target.closest?.("[data-role=cluster-toggle]");
     if (toggle) {
-      const c = toggle.dataset.clusterId;
-      if (this.app.view.collapsed.has(c)) this.app.view.collapsed.delete(c);
-      else this.app.view.collapsed.add(c);
-      this.app.draw();
+      const c = toggle.dataset.clusterId, app = this.app, view = app.view;
+      if (view.collapsed.has(c)) {
+        view.collapsed.delete(c);
+        // Without a kernel to lay a new fold state out with dot, opening a layer folds the others
+        // when dot laid that out ahead (the trace's views): every drawing keeps dot's guarantees.
+        const direction = view.direction ?? app.p.direction;
+        if (!app.canAskKernel && app.p.views.size && !app.p.views.has(`${direction}|${viewKey(visibleGraph(app.p, view))}`)) {
+          const alone = new Set([...app.p.clusters.keys()].filter((id) => id !== c));
+          if (app.p.views.has(`${direction}|${[...alone].sort().join("\n")}`)) view.collapsed = alone;
+        }
+      } else view.collapsed.add(c);
+      app.draw();
       return;
     }
     const node = e.target.closest?.("[data-node-id]");
@@ -1045,6 +1205,7 @@ class InspectorView {
     const st = back.step;
     const op = p.byId.get(st.op);
     const rule = st.rule ?? op.rule ?? [];
+    const openCode = () => this.app.set("selected", op.id);   // the inspector shows the vjp's source
     const sentTo = new Set((st.grads_out ?? []).map((go) => go.input_index));
     const header = h("section", { class: "me-card me-current" }, [
       h("div", { class: "me-card-kicker", text: `Backward step ${this.app.step + 1} of ${p.steps.length}` }),
@@ -1055,7 +1216,7 @@ class InspectorView {
         valueView(u.value),
       ]))),
       h("div", { class: "me-field-label", text: "Chain rule: local derivative × dy" }),
-      h("div", { class: "me-rule", "data-role": "rule" }, rule.map((line, i) => ruleLine(line, sentTo.has(i) || !sentTo.size))),
+      h("div", { class: "me-rule", "data-role": "rule" }, rule.map((line, i) => ruleLine(line, sentTo.has(i) || !sentTo.size, openCode))),
     ]);
     const upShape = shapeOf(asValue(st.upstream?.[0]?.value));
     // What the rule's names stand for at this step: dy, the op's inputs by the names its rule uses, out.
@@ -1071,7 +1232,7 @@ class InspectorView {
         const gShape = shapeOf(asValue(go.value));
         return h("div", { class: "me-send", "data-role": "grad-out", "data-edge-id": go.edge, "data-tensor": go.tensor }, [
           h("div", { class: "me-send-title" }, [input ? `to input ${input} = ` : "to ", h("strong", { text: who })]),
-          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index]),
+          rule[go.input_index] && h("div", { class: "me-rule me-rule-inline" }, [ruleLine(rule[go.input_index], true, openCode),
             ...ruleNumbers(rule[go.input_index], values, asValue(go.value), upShape).map((l) => h("div", { class: "me-rule-line me-rule-numbers", "data-role": "rule-numbers", text: l }))]),
           valueView(go.value),
           isBroadcastOf(gShape, upShape) && h("div", { class: "me-note", text:
@@ -1120,8 +1281,22 @@ class InspectorView {
       h("div", { class: "me-card-kicker", text: `Forward step ${this.app.step + 1} of ${p.forward.length}` }),
       h("h3", {}, [h("code", { text: opLabel(op) }), op.custom && h("span", { class: "me-tag me-tag-custom", text: "custom" })]),
       h("div", { class: "me-eq me-forward-eq" }, `${(fwd.step.outputs ?? []).map(label).join(", ")} = ${opLabel(op)}(${(fwd.step.inputs ?? []).map(label).join(", ")})`),
+      ...this.forwardFormula(op, fwd.step),
       ...(fwd.step.outputs ?? []).flatMap((id) => [h("div", { class: "me-field-label", text: `${label(id)} =` }), valueView(p.byId.get(id)?.value)]),
     ])];
+  }
+
+  // The op's formula with this step's numbers put in, as the backward card does with its rule.
+  forwardFormula(op, step) {
+    const p = this.app.p;
+    const rule = op.rule ?? [], formula = formulaOf(rule);
+    if (!formula || (step.outputs ?? []).length !== 1) return [];
+    const values = new Map();
+    (step.inputs ?? []).forEach((id, i) => { const name = ruleInput(rule[i]); if (name && !values.has(name)) values.set(name, asValue(p.byId.get(id)?.value)); });
+    const lines = forwardNumbers(formula, values, asValue(p.byId.get(step.outputs[0])?.value));
+    if (!lines.length) return [];
+    return [h("div", { class: "me-rule", "data-role": "forward-numbers" }, [h("div", { class: "me-rule-line", text: formula }),
+      ...lines.map((l) => h("div", { class: "me-rule-line me-rule-numbers", text: l }))])];
   }
 
   inspectorCard(n, back) {
@@ -1138,7 +1313,8 @@ class InspectorView {
       if (attrs.length) items.push(h("div", { class: "me-field-label", text: "Attributes" }),
         h("code", { class: "me-attrs", text: attrs.map(([key, v]) => `${key}=${JSON.stringify(v)}`).join(", ") }));
       if ((n.rule ?? []).length) items.push(h("div", { class: "me-field-label", text: "Gradient rule" }), h("div", { class: "me-rule" }, n.rule.map((l) => ruleLine(l))));
-      if (n.vjp) items.push(h("details", { class: "me-source", "data-role": "inspector-vjp", open: n.custom }, [
+      const codeOnly = (n.rule ?? []).some((l) => String(l).endsWith(` = ${CODE_RULE}`));
+      if (n.vjp) items.push(h("details", { class: "me-source", "data-role": "inspector-vjp", open: n.custom || codeOnly }, [
         h("summary", {}, [n.custom ? "Its source (your custom gradient) " : "Its gradient rule as code ", h("span", { class: "me-where", text: where(n.vjp) })]),
         h("pre", { class: "me-code", text: n.vjp.text }),
       ]));
@@ -1212,7 +1388,13 @@ class ViewportView {
 
   canvasWidth() { return Math.max(0, this.canvas.clientWidth - 2); }
 
-  maxCanvasHeight() { return Math.max(300, Math.min(700, (globalThis.innerHeight || 800) * 0.68)); }
+  // One screen: the Step button above the canvas and the step card beside it (a wide output) or
+  // below it (a narrow one, the card compact) fit in the window together, with room for the
+  // notebook's own bars (JupyterLab at 1280x800: about 700 px for the output).
+  maxCanvasHeight() {
+    const H = globalThis.innerHeight || 800;
+    return this.app.root.classList.contains("is-wide") ? Math.max(280, Math.min(700, H - 340)) : Math.max(220, Math.min(700, H - 560));
+  }
 
   applyZoom() {
     if (!this.svg) return;
@@ -1221,7 +1403,7 @@ class ViewportView {
     let zoom = typeof this.app.view.zoom === "number" ? this.app.view.zoom : 1;
     if (typeof this.app.view.zoom !== "number" && availW > 0) {
       const fitW = availW / vw, fitAll = Math.min(fitW, (maxH - 2) / vh, 1.1);
-      zoom = this.app.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.min(Math.max(READABLE, fitAll), fitW, 1.1);
+      zoom = this.app.view.zoom === "fit" || fitAll >= READABLE ? fitAll : Math.max(READABLE, Math.min(fitW, 1.1));
     }
     this.svg.setAttribute("width", r1(vw * zoom));
     this.svg.setAttribute("height", r1(vh * zoom));
@@ -1349,6 +1531,12 @@ class TapeDebugger {
     listen("change:mode", () => this.refresh());
     listen("change:selected", () => this.refresh());
     listen("change:checks", () => this.refresh());
+    // The kernel's answer to a fold state asked for in draw(): dot's layout of it.
+    listen("msg:custom", (msg) => {
+      if (!msg || msg.view == null || !this.p) return;
+      this.p.views.set(`${msg.direction}|${msg.view}`, msg.layout);
+      this.draw();
+    });
     this.root.addEventListener("keydown", (e) => this.onKey(e));
     this.loadTrace();
   }
@@ -1376,8 +1564,12 @@ class TapeDebugger {
 
   goTo(k) { this.set("step", Math.max(-1, Math.min(k, this.stepCount - 1)) + 1); }
 
+  // A live kernel behind the page (Jupyter), which can lay out fold states and check gradients.
+  get canAskKernel() { return typeof this.model.send === "function"; }
+
   loadTrace() {
     this.p = prepareTrace(this.model.get("trace"));
+    this.asked = new Set(); // fold states asked of the kernel for this trace
     const p = this.p;
     // A big tape starts with its layers (name scopes) folded, one node each; the reader's own
     // folding is kept across live updates.
@@ -1417,11 +1609,22 @@ class TapeDebugger {
   // The graph and its geometry, for the canvas as wide as it is now; then the views draw it.
   draw() {
     const p = this.p;
+    this.root.classList.toggle("is-wide", this.root.clientWidth >= WIDE);
     const direction = this.view.direction ?? p.direction;
     this.graph = visibleGraph(p, this.view);
+    this.controls.showFolding(p.clusters.size, this.view.collapsed.size);
+    const notice = this.notices.querySelector("[data-role=notice]");
+    if (notice) notice.hidden = !this.view.collapsed.size; // "each layer is folded", while some are
     const width = this.viewport.canvasWidth();
     this.viewport.laidOutFor = width;
     this.geo = layoutForCanvas(p, this.graph, direction, width, () => this.viewport.maxCanvasHeight());
+    // A fold state dot has not laid out yet: ask the kernel (when there is one and it has dot);
+    // the page's own layout is drawn meanwhile.
+    const key = viewKey(this.graph);
+    if (this.geo.engine !== "dot" && this.canAskKernel && p.views.size && !this.asked.has(`${direction}|${key}`)) {
+      this.asked.add(`${direction}|${key}`);
+      this.model.send({ layout: { folded: key ? key.split("\n") : [], direction } });
+    }
     this.viewport.drawMinimap();
     this.canvasView.draw();
     this.viewport.applyZoom();

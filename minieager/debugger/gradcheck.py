@@ -1,6 +1,6 @@
 """Check a stepped gradient against finite differences of the tape itself.
 
-``check_gradient(tape, target, sources, source)`` replays the tape's records in float64 (each
+``check_gradient(records, target, sources, source)`` replays the tape's records in float64 (each
 recorded Op called again on its inputs, a ``@custom_gradient`` function called as written) with
 one source nudged by +-eps, and compares the central difference of sum(target) with the
 gradient the debugger stepped (which is ``tape.gradient``'s). No function has to be given: the
@@ -67,8 +67,11 @@ def replay(records, target, nudged):
     return float(np.sum(values[target._id].numpy().astype(np.float64)))
 
 
-def check_gradient(tape, target, sources, source, eps=1e-6, rtol=1e-3, atol=1e-4):
+def check_gradient(records, target, sources, source, eps=1e-6, rtol=1e-3, atol=1e-4):
     """{"stepped", "numeric", "positions", "max_abs_error", "ok", ...} for one source.
+
+    ``records`` is a tape or a list of its records (``tape.records``, kept by the debugger when
+    it armed the stepper, so a check still works after ``tape.gradient`` freed the tape).
 
     ``stepped`` is the gradient the debugger steps to (float32, as the tape computes it),
     ``numeric`` the central differences (f(x + eps) - f(x - eps)) / 2 eps of the float64 replay,
@@ -76,7 +79,8 @@ def check_gradient(tape, target, sources, source, eps=1e-6, rtol=1e-3, atol=1e-4
     """
     if not isinstance(source, Tensor) or not any(source is s for s in nest.flatten(sources)):
         raise TraceError("check_gradient: give one of the sources passed to backprop (a Tensor or Variable).")
-    records = tape_records(tape)
+    if not isinstance(records, list):
+        records = tape_records(records)
     _, grads = _schedule(records, target, [source])
     stepped = grads.get(source._id)
     base = np.asarray(source.numpy(), dtype=np.float64)

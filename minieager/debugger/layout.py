@@ -5,6 +5,9 @@ centres in px, y pointing down. The sizes it lays out are the nodes' own (``geom
 the layout does not repeat them. The built-in layout is the longest-path layering
 in recording order; it is plainer than dot's, so a layout made because Graphviz is missing
 carries a one-line ``hint`` on how to install it, which the widget shows in its footer. Nothing is printed: a line on stderr would fail every saved notebook under nbval.
+
+``views(data)`` lays out the fold states the widget shows (layers folded or open) with dot, each
+open layer a ``subgraph cluster_*``: the trace's ``views`` (see "fold views" below).
 """
 import shutil
 import subprocess
@@ -131,3 +134,181 @@ def layered(nodes, edges, direction, gap_main=80.0, gap_cross=30.0, wrap=None):
     depth = max(0.0, offset - gap_main)
     width, height = (width, depth) if lr else (depth, width)
     return {"engine": "builtin", "width": round(width, 1), "height": round(height, 1), "positions": positions}
+
+
+# ---- fold views: the layouts of the graph as the widget shows it, layers folded or open ----------
+#
+# The widget shows a trace with some clusters (layers, name scopes) folded into one node each.
+# Every such view is laid out by dot with its open clusters as `subgraph cluster_*`, so that dot
+# guarantees what hand-made placement cannot: no two boxes overlap, a cluster's box holds its own
+# nodes and no other, its title has room above them, and edges are routed around the boxes. The
+# trace carries the views a reader reaches without a kernel (all folded, all open, each cluster
+# open alone); a live widget asks the kernel for any other (``view_layout``).
+
+MAX_SINGLE_VIEWS = 12      # above this many clusters, "each cluster open alone" is asked for on demand
+TITLE_FONT = 13.0          # px, the cluster title the widget draws (dot reserves room for it)
+
+
+def view_key(folded):
+    """The key of a fold state in ``trace["views"]``: the folded cluster ids, sorted, one a line."""
+    return "\n".join(sorted(folded))
+
+
+def fold_homes(data):
+    """{node id: cluster id} for every node that folds into a cluster: its members, and an input
+    (a layer's kernel and bias) that only that cluster's ops read. The widget computes the same
+    (``prepareTrace`` in tape_debugger.js); a view that does not cover its nodes is not used."""
+    nodes = data["nodes"]
+    by_id = {n["id"]: n for n in nodes}
+    cluster_of = {n["id"]: n["cluster"] for n in nodes if n.get("cluster") is not None}
+    for c in data.get("clusters") or ():
+        for m in c["nodes"]:
+            if m in by_id:
+                cluster_of[m] = c["id"]
+    produced = {out for f in data.get("forward_steps") or () for out in f["outputs"]}
+    readers = {}
+    for e in data["edges"]:
+        if e["source"] in by_id and by_id.get(e["target"], {}).get("kind") == "op":
+            readers.setdefault(e["source"], set()).add(cluster_of.get(e["target"]))
+    homes = dict(cluster_of)
+    for node_id, clusters in readers.items():
+        if node_id in cluster_of or node_id in produced or len(clusters) != 1 or node_id == data.get("target"):
+            continue
+        (c,) = clusters
+        if c is not None:
+            homes[node_id] = c
+    return homes
+
+
+def visible_graph(data, folded, homes=None):
+    """(nodes [(id, (w, h), cluster or None)], edges [(edge id, from, to)]) with ``folded`` folded."""
+    homes = fold_homes(data) if homes is None else homes
+    folded_size = {c["id"]: tuple(c.get("folded_size") or (184.0, 54.0)) for c in data.get("clusters") or ()}
+    rep, vnodes, seen = {}, [], set()
+    for n in data["nodes"]:
+        c = homes.get(n["id"])
+        if c is not None and c in folded:
+            vid = f"cluster:{c}"
+            if vid not in seen:
+                seen.add(vid)
+                vnodes.append((vid, folded_size.get(c, (184.0, 54.0)), None))
+        else:
+            vid = n["id"]
+            vnodes.append((vid, tuple(n["size"]), c))
+        rep[n["id"]] = vid
+    vedges = [(e["id"], rep[e["source"]], rep[e["target"]]) for e in data["edges"]
+              if e["source"] in rep and e["target"] in rep and rep[e["source"]] != rep[e["target"]]]
+    return vnodes, vedges
+
+
+def _view_source(vnodes, vedges, labels, direction):
+    lines = [f"digraph view {{ rankdir={direction}; nodesep=0.35; ranksep=0.75; outputorder=edgesfirst;",
+             'node [shape=box, fixedsize=true, label=""]; edge [arrowsize=0.6];']
+    members = {}
+    for vid, _, c in vnodes:
+        if c is not None:
+            members.setdefault(c, []).append(vid)
+    for k, (c, ids) in enumerate(members.items()):
+        # The label is the title the widget draws ("▾ name"), padded: dot sizes its room from it.
+        title = "▾ " + str(labels.get(c, c)) + "    "
+        lines.append(f"subgraph cluster_{k} {{ label={_quote(title)}; labelloc=t; labeljust=l; "
+                     f"fontsize={TITLE_FONT + 2:g}; margin=14; id={_quote(c)};")
+        lines.extend(f"{_quote(m)};" for m in ids)
+        lines.append("}")
+    for vid, (w, h), _ in vnodes:
+        lines.append(f"{_quote(vid)} [width={w / POINTS_PER_INCH:.3f}, height={h / POINTS_PER_INCH:.3f}];")
+    cluster_of = {vid: c for vid, _, c in vnodes}
+    for edge_id, a, b in vedges:
+        # An edge into another layer spans two ranks: the layer's own inputs (its kernel, its bias)
+        # then sit in the rank between, not beside the previous layer's last node, so consecutive
+        # layers follow each other instead of stepping down the page.
+        long = cluster_of.get(a) != cluster_of.get(b) and cluster_of.get(b) is not None
+        lines.append(f"{_quote(a)} -> {_quote(b)} [id={_quote(edge_id)}{', minlen=2' if long else ''}];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _points(text):
+    return [float(v) for v in text.split(",")]
+
+
+def _view_input(data, folded, homes, direction):
+    vnodes, vedges = visible_graph(data, set(folded), homes)
+    labels = {c["id"]: c.get("label", c["id"]) for c in data.get("clusters") or ()}
+    return _view_source(vnodes, vedges, labels, direction or data.get("direction", "LR")), vnodes, vedges
+
+
+def _read_view(out, vnodes, vedges):
+    """dot's -Tjson output as a view (see ``layout_view``)."""
+    import json
+    g = json.loads(out)
+    _, _, width, height = _points(g["bb"])
+    flip = lambda x, y: [round(x, 1), round(height - y, 1)]       # noqa: E731 (dot's y points up)
+    nodes, clusters = {}, {}
+    for o in g.get("objects", []):
+        if "bb" in o and o.get("name", "").startswith("cluster_"):
+            x0, y0, x1, y1 = _points(o["bb"])
+            clusters[o["id"]] = [round(x0, 1), round(height - y1, 1), round(x1 - x0, 1), round(y1 - y0, 1)]
+        elif "pos" in o:
+            nodes[o["name"]] = flip(*_points(o["pos"]))
+    edges = {}
+    for e in g.get("edges", []):
+        tip, pts = None, []
+        for part in e["pos"].split():
+            if part.startswith("e,"):
+                tip = flip(*_points(part[2:]))
+            elif not part.startswith("s,"):
+                pts.append(flip(*_points(part)))
+        edges[e["id"]] = pts + ([tip] if tip else [])
+    if set(nodes) != {vid for vid, _, _ in vnodes} or len(edges) != len(vedges):
+        raise ValueError("dot did not lay out every node and edge of the view")
+    return {"nodes": nodes, "clusters": clusters, "edges": edges, "width": round(width, 1), "height": round(height, 1)}
+
+
+def layout_view(dot, data, folded, homes=None, direction=None):
+    """One fold state laid out by dot: {"nodes": {vid: [x, y]}, "clusters": {id: [x, y, w, h]},
+    "edges": {edge id: [[x, y], ...]} (cubic Bézier points, then the arrow's tip), "width", "height"}.
+    Coordinates are px with y down; node positions are box centres."""
+    source, vnodes, vedges = _view_input(data, folded, homes, direction)
+    out = subprocess.run([dot, "-Tjson"], input=source, capture_output=True, text=True, timeout=60, check=True).stdout
+    return _read_view(out, vnodes, vedges)
+
+
+def views(data, max_single=MAX_SINGLE_VIEWS):
+    """The fold states a reader reaches without a kernel, laid out by dot: {key: view}, or None
+    without Graphviz (the widget then lays folded graphs out itself)."""
+    dot = find_dot()
+    clusters = [c["id"] for c in data.get("clusters") or ()]
+    if dot is None or not data["nodes"]:
+        return None
+    states = [set(clusters)] if clusters else []
+    if len(data["nodes"]) <= 1500:          # all open: a big truncated tape only ever opens one group
+        states.append(set())
+    if len(clusters) <= max_single:
+        states.extend(set(clusters) - {c} for c in clusters)
+    homes = fold_homes(data)
+    jobs = {}
+    for folded in states:
+        jobs.setdefault(view_key(folded), folded)
+    result, running = {}, []
+    try:
+        # One dot per view, all at once: they are small, and the cores share the work.
+        for key, folded in jobs.items():
+            source, vnodes, vedges = _view_input(data, folded, homes, None)
+            proc = subprocess.Popen([dot, "-Tjson"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            proc.stdin.write(source)        # dot reads all of it before it writes: no deadlock
+            proc.stdin.close()
+            running.append((key, proc, source, vnodes, vedges))
+        for key, proc, source, vnodes, vedges in running:
+            out = proc.stdout.read()
+            proc.stderr.read()
+            if proc.wait(timeout=60):
+                raise subprocess.CalledProcessError(proc.returncode, dot)
+            result[key] = _read_view(out, vnodes, vedges)
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        for _, proc, *_ in running:
+            proc.kill()
+            proc.wait()
+        return None             # a broken Graphviz install: the widget's own layout still draws
+    return result

@@ -82,7 +82,7 @@ def to_png(svg_text):
                 target.alpha_composite(layer)
             elif tag == "g":
                 draw_into(target, el)
-            elif tag in ("rect", "path", "text"):
+            elif tag in ("rect", "path", "text", "line"):
                 _draw(ImageDraw.Draw(target, "RGBA"), tag, el, xy, markers)
 
     draw_into(image, [e for e in root if e.tag != f"{SVG}defs"])
@@ -106,6 +106,9 @@ def _draw(draw, tag, el, xy, markers):
         fill = _colour(el.get("fill"), float(el.get("fill-opacity", 1)))
         draw.rounded_rectangle(box, radius=float(el.get("rx", 0)) * SCALE, fill=fill,
                                outline=stroke, width=max(1, round(width)) if stroke else 0)
+    elif tag == "line":
+        draw.line([xy(float(el.get("x1")), float(el.get("y1"))), xy(float(el.get("x2")), float(el.get("y2")))],
+                  fill=stroke, width=max(1, round(width)))
     elif tag == "path":
         pts = _curve(el.get("d", ""))
         if not pts or not stroke:

@@ -287,9 +287,10 @@ def _caption(data, mode, k, steps):
     if mode == "forward":
         return f"forward step {k + 1} / {len(steps)}"
     if not steps:
-        return f"GradientTape · {len(data['forward_steps'])} ops"
+        n = len(data['forward_steps'])
+        return f"GradientTape · {n} op{'s' if n != 1 else ''}"
     if k < 0:
-        return f"backward: ready, {len(steps)} steps"
+        return f"backward: ready, {len(steps)} step{'s' if len(steps) != 1 else ''}"
     st = steps[k]
     return f"backward step {k + 1} / {len(steps)} · {st['op_name']}: {'; '.join(st['rule'])}"
 

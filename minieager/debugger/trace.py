@@ -184,6 +184,7 @@ class _Builder:
         self.op_of_record = {}    # record index -> "opK"
         self.produced = set()     # tensor._ids made by a drawn record
         self.counts = {}
+        self.given = {}           # a name given to a tensor -> how many tensors carry it so far
 
     def _unique(self, base):
         n = self.counts.get(base, 0)
@@ -218,7 +219,14 @@ class _Builder:
                 label = str(value["data"])      # a scalar constant reads best as its value: "2.0"
             else:
                 label = self._unique("const")   # a watched one also says WATCHED in its tag
-        node = {"id": tid, "kind": kind, "op": None, "name": given or label, "label": given or label,
+        name = given or label
+        if given is not None and given in self.given:
+            # Two tensors given one name (two Variables "w"): each box must still say which it is.
+            self.given[given] += 1
+            name = f"{given} ({self.given[given]})"
+        elif given is not None:
+            self.given[given] = 1
+        node = {"id": tid, "kind": kind, "op": None, "name": name, "label": name,
                 "shape": list(t.shape), "dtype": t.dtype.name, "value": value, "cluster": None}
         self.nodes.append(node)
         self.node_by_id[tid] = node
@@ -375,6 +383,9 @@ def trace(tape, target=None, sources=None, *, max_nodes=DEFAULT_MAX_NODES, hide_
     if layout and truncated is None:
         data["layout"] = layout_mod.compute([(n["id"], n["size"]) for n in nodes], edges,
                                             data["clusters"], direction)
+    # The views the widget shows (layers folded or open), each laid out by dot with its open
+    # layers as clusters; None without Graphviz (the widget then lays folded graphs out itself).
+    data["views"] = layout_mod.views(data) if layout else None
     return Trace(data)
 
 

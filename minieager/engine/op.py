@@ -62,8 +62,15 @@ class Op:
 
     @property
     def rule(self):
-        """The gradient rule in words, one line per input: ``d(a * b)/da = dy * b``."""
-        return [f"d({self.formula})/d{name} = {grad}" if grad else f"d({self.formula})/d{name}: no gradient"
+        """The gradient rule in words, one line per input: ``d(a * b)/da = dy * b``.
+
+        An op given a ``vjp`` but no words for it (``Op("my_sigmoid", inputs=("x",), vjp=...)``)
+        reads ``d(my_sigmoid(x))/dx = (code)``: its rule is the vjp's code, not "no gradient".
+        """
+        in_code = self.vjp is not None and not any(self.grads)
+        return [f"d({self.formula})/d{name} = {grad}" if grad
+                else f"d({self.formula})/d{name} = (code)" if in_code
+                else f"d({self.formula})/d{name}: no gradient"
                 for name, grad in zip(self.inputs, self.grads)]
 
     def __call__(self, *inputs, **attrs):

@@ -8,9 +8,11 @@ draws it; hovering a box shows the line of user code that created the node.
 from xml.sax.saxutils import escape
 
 from ..debugger.geometry import add_sizes
+from ..debugger.png import to_png
 from ..debugger.svg import render
 from ..debugger.trace import FORMAT_VERSION
 
+PICTURE_WIDTH = 1100       # px, as the tape debugger's saved picture (widgets/tape_debugger.py)
 _KINDS = {"placeholder": "placeholder", "constant": "constant", "variable": "variable"}
 
 
@@ -62,7 +64,9 @@ class Drawing:
         self.builtin_layout = builtin_layout
 
     def to_svg(self):
-        svg = render(self.data, mode="forward", builtin_layout=self.builtin_layout)
+        # A long graph is drawn in rows, as the debugger's saved picture is: it fits a notebook.
+        svg = render(self.data, mode="forward", builtin_layout=self.builtin_layout,
+                     wrap=PICTURE_WIDTH if self.builtin_layout else None)
         for node_id, source in self._sources.items():     # hover: the user's line that made the node
             if source is not None:
                 tooltip = f"<title>{escape(f'line {source[1]}: {source[2]}')}</title>"
@@ -74,8 +78,16 @@ class Drawing:
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.to_svg())
 
+    def to_png(self):
+        """The same picture as PNG bytes (needs Pillow)."""
+        return to_png(self.to_svg())
+
     def _repr_svg_(self):
-        return self.to_svg()
+        # max-width: the picture shrinks to its output's width instead of running off its edge.
+        return self.to_svg().replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+
+    def _repr_png_(self):       # what an untrusted notebook shows (its sanitiser drops SVG)
+        return self.to_png()
 
     def __repr__(self):
         return f"<Drawing: {self.data['title']}>"

@@ -36,6 +36,7 @@ class History:
     def plot(self, keys=None):
         """A matplotlib Figure: one panel per quantity ("loss", "accuracy"), its val_ version beside it."""
         from matplotlib.figure import Figure    # imported here: matplotlib is a notebook extra
+        from matplotlib.ticker import MaxNLocator
         keys = keys or [k for k in self.history if not k.startswith("val_")]
         fig = Figure(figsize=(5 * len(keys), 3.5))
         for i, key in enumerate(keys):
@@ -45,6 +46,7 @@ class History:
             if f"val_{key}" in self.history:
                 ax.plot(epochs, self.history[f"val_{key}"], marker="o", label=f"val_{key}")
             ax.set_xlabel("epoch")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))    # epoch 2, never 1.5
             ax.set_title(key)
             ax.legend()
         fig.tight_layout()

@@ -8,17 +8,23 @@ simplified or fused in colour, and the node counts. The pictures are the static 
 ``minieager.graph.passes.view`` (drawn in Python, sent once), so the page only switches between
 them; a notebook saved with the widget also keeps one line of text per pass.
 """
+import base64
+
 import anywidget
 import traitlets
 
-from ..graph.passes.view import PassSteps
+from ..debugger.png import to_png
+from ..graph.passes.view import PassSteps, overview_svg
 
 _ESM = """
 function render({ model, el }) {
   const bar = document.createElement("div");
   bar.style.cssText = "display:flex;gap:8px;align-items:center;margin:4px 0 8px;font-family:system-ui,sans-serif";
   const prev = document.createElement("button"), next = document.createElement("button");
-  prev.textContent = "◀ previous pass"; next.textContent = "next pass ▶";
+  // Icons as inline SVG: the arrow glyphs are missing boxes with some systems' default fonts.
+  const icon = (d) => `<svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" style="vertical-align:-1px"><path d="${d}" fill="currentColor"/></svg>`;
+  prev.innerHTML = `${icon("M11 2.5v11L3 8z")} previous pass`; next.innerHTML = `next pass ${icon("M5 2.5v11L13 8z")}`;
+  prev.dataset.role = "previous-pass"; next.dataset.role = "next-pass";
   const label = document.createElement("span");
   const picture = document.createElement("div");
   picture.style.overflow = "auto";
@@ -60,4 +66,8 @@ class PassStepper(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         data["text/plain"] = repr(self)    # what a saved or untrusted notebook shows: each pass in a line
+        data.pop("text/html", None)        # sanitised into a run-on text dump where the widget is not shown
+        # The picture for places without the widget (an untrusted notebook, GitHub, the course
+        # site): every pass that changed something, before above after where side by side is too wide.
+        data["image/png"] = base64.b64encode(to_png(overview_svg(self.steps.reports))).decode("ascii")
         return bundle

@@ -6,13 +6,14 @@ recorded (at most every ``SYNC_INTERVAL_S`` while recording, so a long tape does
 and once more when the cell finishes) and when ``backprop`` arms the stepper.
 """
 import base64
+import subprocess
 import time
 import weakref
 
 import anywidget
 import traitlets
 
-from ..debugger import assets
+from ..debugger import assets, layout as layout_mod
 from .. import nest
 from ..debugger.gradcheck import check_gradient
 from ..debugger.html import save_html
@@ -95,7 +96,7 @@ class TapeDebugger(anywidget.AnyWidget):
         self._dirty, self._laid_out, self._last_sync = False, False, 0.0
         self._displays = []         # (display id, the trace drawn in its picture)
         super().__init__(trace=self._build(layout=True), **kwargs)
-        self._target, self._sources = None, None
+        self._target, self._sources, self._records = None, None, None
         tape._debuggers.append(self)
         self.on_msg(self._on_page_message)
         _live.add(self)
@@ -143,7 +144,9 @@ class TapeDebugger(anywidget.AnyWidget):
             self.set_trait("trace", error_trace(str(e), base=self.trace))
             raise
         self.set_trait("trace", new)
-        self._target, self._sources = target, sources
+        # The records as they are now: a later tape.gradient frees a non-persistent tape, and the
+        # finite-difference check replays these (the forward re-recorded from the tape's records).
+        self._target, self._sources, self._records = target, sources, self._tape.records
         self.step, self.mode, self.selected, self.checks = 0, "backward", "", {}
 
     def check_gradient(self, source):
@@ -161,18 +164,37 @@ class TapeDebugger(anywidget.AnyWidget):
             if source not in ids:
                 raise TraceError(f"check_gradient: {source!r} is not a source node; the sources are {ids}.")
             source = flat[ids.index(source)]
-        result = check_gradient(self._tape, self._target, self._sources, source)
+        result = check_gradient(self._records, self._target, self._sources, source)
         node_id = self.trace.to_dict()["sources"][next(k for k, s in enumerate(flat) if s is source)]
         self.checks = {**self.checks, node_id: result}
         return result
 
     def _on_page_message(self, _, content, buffers):
+        ask = content.get("layout") if isinstance(content, dict) else None
+        if isinstance(ask, dict):
+            self.send(self.view_layout(ask.get("folded") or [], ask.get("direction")))
+            return
         node_id = content.get("check_gradient") if isinstance(content, dict) else None
         if node_id:
             try:
                 self.check_gradient(node_id)
             except (TraceError, TypeError, ValueError) as e:
                 self.checks = {**self.checks, node_id: {"error": str(e)}}
+
+    def view_layout(self, folded, direction=None):
+        """dot's layout of the graph with the clusters ``folded`` folded (the page asks for a fold
+        state the trace did not bring): {"view": key, "direction", "layout": view or None}."""
+        data = self.trace.to_dict()
+        direction = direction if direction in ("LR", "TB") else data["direction"]
+        known = {c["id"] for c in data["clusters"]}
+        folded = [c for c in folded if c in known]
+        dot, result = layout_mod.find_dot(), None
+        if dot is not None and data["nodes"]:
+            try:
+                result = layout_mod.layout_view(dot, data, folded, direction=direction)
+            except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+                result = None
+        return {"view": layout_mod.view_key(folded), "direction": direction, "layout": result}
 
     # ---- static output -------------------------------------------------------------------
     def to_svg(self, step=None, mode=None, builtin_layout=False):

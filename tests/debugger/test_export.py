@@ -54,3 +54,12 @@ def test_save_html_is_one_offline_file(tmp_path):
     assert not re.search(r"<(script|link|img)\b[^>]*\b(src|href)\s*=", html)   # nothing loaded from elsewhere
     assert not re.search(r"@import|url\(\s*['\"]?https?://", html)
     assert '"op_name": "tanh"' in html and "export function mount" in html
+
+
+def test_the_saved_picture_says_1_step_not_1_steps():
+    tape, y, xs = record(lambda x: me.reduce_sum(x), [1.0, 2.0])
+    tr = trace(tape, y, xs, layout=False)
+    assert tr.num_steps == 1
+    assert "backward: ready, 1 step" in tr.to_svg(step=0)
+    assert "1 steps" not in tr.to_svg(step=0)
+    assert "GradientTape · 1 op" in trace(tape, layout=False).to_svg() and "1 ops" not in trace(tape, layout=False).to_svg()

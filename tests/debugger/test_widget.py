@@ -212,3 +212,52 @@ def test_code_links_come_from_an_attached_debugger_only():
     with me.GradientTape() as plain:          # no debugger: nothing is captured
         y = me.reduce_sum(x * x)
     assert all(n["code"] is None for n in me.debugger.trace(plain, y, [x]).to_dict()["nodes"] if n["kind"] == "op")
+
+
+def test_check_gradient_still_works_after_tape_gradient_used_the_tape_up():
+    # Notebook 00 after Run All: a later cell calls tape.gradient on the (non-persistent) tape,
+    # which frees its records; the check replays the records the debugger kept at backprop.
+    w = me.Variable([0.5, -1.5], name="w")
+    with me.GradientTape() as tape:
+        dbg = tape.debugger()
+        y = me.reduce_sum(me.tanh(w * 2.0))
+    dbg.backprop(y, [w])
+    np.testing.assert_allclose(tape.gradient(y, w).numpy(), 2 * (1 - np.tanh([1.0, -3.0]) ** 2), rtol=1e-5)
+    with pytest.raises(TraceError, match="already computed its gradients"):
+        me.debugger.trace(tape, y, [w])
+    result = dbg.check_gradient(w)
+    assert result["ok"]
+    np.testing.assert_allclose(result["numeric"], 2 * (1 - np.tanh([1.0, -3.0]) ** 2), rtol=1e-6)
+    dbg._on_page_message(None, {"check_gradient": dbg.trace.to_dict()["sources"][0]}, [])
+    assert dbg.checks[dbg.trace.to_dict()["sources"][0]]["ok"]
+
+
+def test_an_op_without_rule_text_steps_with_its_gradient_and_a_code_rule():
+    from minieager.extend import Op, register_kernel
+
+    @register_kernel("test_dbg_my_sigmoid", "cpu")
+    def _kernel(x):
+        return 1 / (1 + np.exp(-x))
+    my_sigmoid = Op("test_dbg_my_sigmoid", inputs=("x",), vjp=lambda dy, x, out: (dy * out * (1.0 - out),))
+    x = me.Variable([0.0, 1.0], name="x")
+    with me.GradientTape() as tape:
+        dbg = tape.debugger()
+        y = me.reduce_sum(my_sigmoid(x))
+    dbg.backprop(y, [x])
+    data = dbg.trace.to_dict()
+    step = next(s for s in data["steps"] if s["op_name"] == "test_dbg_my_sigmoid")
+    assert step["rule"] == ["d(test_dbg_my_sigmoid(x))/dx = (code)"]
+    s = 1 / (1 + np.exp(-np.array([0.0, 1.0])))
+    np.testing.assert_allclose(step["grads_out"][0]["value"]["data"], s * (1 - s), rtol=1e-6)
+    op = next(n for n in data["nodes"] if n.get("op") == "test_dbg_my_sigmoid")
+    assert op["vjp"]["text"].startswith('my_sigmoid = Op("test_dbg_my_sigmoid"')   # the link's target
+
+
+def test_two_variables_of_one_name_get_labels_that_tell_them_apart():
+    a, b = me.Variable([1.0], name="w"), me.Variable([2.0], name="w")
+    with me.GradientTape() as tape:
+        y = me.reduce_sum(a * b)
+    data = me.debugger.trace(tape, y, [a, b]).to_dict()
+    labels = [n["label"] for n in data["nodes"] if n["kind"] == "variable"]
+    assert labels == ["w:0", "w:0 (2)"]
+    assert [g["name"] for g in data["gradients"]] == labels

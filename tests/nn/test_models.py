@@ -190,6 +190,9 @@ def test_fit_on_a_dataset_and_history_plot():
     assert len(history.history["loss"]) == 2
     fig = history.plot()
     assert isinstance(fig, matplotlib.figure.Figure) and len(fig.axes) == 2
+    for ax in fig.axes:     # the epoch axis has whole-number ticks only (1, 2; never 1.5)
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks
 
 
 def test_fit_with_a_progress_bar_writes_to_stderr(capsys):

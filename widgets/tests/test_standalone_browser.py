@@ -309,3 +309,46 @@ def test_inlined_code_cannot_end_its_html_block_early(html_builder):
     assert "</style" not in (WIDGETS / "tape_debugger.css").read_text().lower()
     html = html_builder({"nodes": [{"id": "t0", "kind": "tensor", "label": "</script><b>"}]})
     assert html.count("</script>") == 2
+
+
+@pytest.mark.browser
+def test_forward_mode_puts_the_numbers_into_the_formula(page, standalone):
+    open_page(page, standalone, "square_plus_x")         # y = x * x + x at x = [1, 2, 3]
+    page.click("[data-role=mode-toggle]")
+    page.click("[data-role=step-button]")
+    text = page.inner_text("[data-role=forward-numbers]")
+    assert "a * b" in text
+    assert_close(numbers(text.split("\n", 1)[1]), [1, 2, 3, 1, 2, 3, 1, 4, 9], "x * x with its numbers")
+    page.click("[data-role=step-button]")
+    assert_close(numbers(page.inner_text("[data-role=forward-numbers]").split("\n", 1)[1]),
+                 [1, 4, 9, 1, 2, 3, 2, 6, 12], "x * x + x with its numbers")
+
+
+@pytest.mark.browser
+def test_an_op_whose_rule_is_code_shows_its_numbers_and_links_its_vjp(page, standalone):
+    # An op defined as course lesson 04 says: a vjp, no rule words. Its gradient ran, so the step
+    # shows the numbers it sent and "rule: (code)", which opens the vjp's source; never "no gradient".
+    import numpy as np
+    import minieager as me
+    from minieager.extend import Op, register_kernel
+
+    @register_kernel("browser_my_sigmoid", "cpu")
+    def _kernel(x):
+        return 1 / (1 + np.exp(-x))
+    my_sigmoid = Op("browser_my_sigmoid", inputs=("x",), vjp=lambda dy, x, out: (dy * out * (1.0 - out),))
+    x = me.Variable([0.0, 2.0], name="x")
+    with me.GradientTape() as tape:
+        y = me.reduce_sum(my_sigmoid(x))
+    trace = me.debugger.trace(tape, y, [x]).to_dict()
+    open_page(page, standalone, trace, "code_rule")
+    page.click("[data-role=step-button]")
+    page.click("[data-role=step-button]")                 # the second step: my_sigmoid
+    card = page.inner_text(".me-panel")
+    assert "no gradient" not in card
+    assert "rule: (code)" in page.inner_text("[data-role=rule]")
+    s = 1 / (1 + np.exp(-np.array([0.0, 2.0])))
+    assert_close(numbers(page.inner_text("[data-role=rule-numbers]")), list(s * (1 - s)), "the gradient sent to x")
+    page.click("[data-role=rule] [data-role=code-rule]")
+    vjp = page.locator("[data-role=inspector-vjp]")
+    assert vjp.get_attribute("open") is not None
+    assert "browser_my_sigmoid" in vjp.inner_text() and "out * (1.0 - out)" in vjp.inner_text()

@@ -46,3 +46,32 @@ def test_debuggers_are_pictures_when_opened_untrusted(app, request, lab_root, br
     page.locator(".jp-OutputArea-output img").nth(2).scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / f"untrusted-00-{app}.png"))
     context.close()
+
+
+NOTEBOOK_09 = NOTEBOOK.parent / "09_graphs.ipynb"
+GRAPH_VIEWS = (".draw(", "PassStepper", "PassSteps")
+
+
+def test_graph_views_are_pictures_when_opened_untrusted(request, lab_root, browser, artifacts):
+    # graph.draw(), the PassStepper and PassSteps in notebook 09: each output carries a PNG, and an
+    # untrusted JupyterLab shows it (not "<Drawing: ...>" nor a sanitised text dump).
+    server = request.getfixturevalue("lab_server")
+    cells = json.loads(NOTEBOOK_09.read_text())["cells"]
+    views = [o for c in cells if c["cell_type"] == "code" and any(w in "".join(c["source"]) for w in GRAPH_VIEWS)
+             for o in c.get("outputs", []) if o.get("output_type") in ("display_data", "execute_result")]
+    assert len(views) >= 3 and all("image/png" in o["data"] for o in views)
+    pngs = sum("image/png" in o.get("data", {}) for c in cells for o in c.get("outputs", []))
+    shutil.copy(NOTEBOOK_09, lab_root / "untrusted-09.ipynb")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(server + "lab/tree/untrusted-09.ipynb?reset")
+    page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output img", timeout=45_000)
+    pictures = page.locator(".jp-OutputArea-output img[src^='data:image/png']")
+    sync_api.expect(pictures).to_have_count(pngs, timeout=30_000)
+    text = " ".join(page.locator(".jp-OutputArea-output").all_inner_texts())
+    assert "<Drawing:" not in text and "before elementwise fusion" not in text
+    # Each picture fits the output's width.
+    widths = pictures.evaluate_all("imgs => imgs.map(i => [i.getBoundingClientRect().width, i.closest('.jp-OutputArea-output').clientWidth])")
+    assert all(w <= room + 1 for w, room in widths), widths
+    page.screenshot(path=str(artifacts / "untrusted-09-lab.png"))
+    context.close()

@@ -87,3 +87,49 @@ def test_saved_html_steps_offline(page, tmp_path, snap):
         page.click("[data-role=step-button]")
         check_step(page, ".me-tape-debugger", step)
     snap(page.locator(".me-tape-debugger"), "saved-html-final-step.png")
+
+
+BIG_RECORD = """\
+import minieager as me
+me.random.set_seed(0)
+model = me.keras.Sequential([me.keras.layers.Dense(16, activation="relu") for _ in range(6)]
+                            + [me.keras.layers.Dense(1)])
+xb = me.reshape(me.linspace(-1.0, 1.0, 32), (8, 4))
+yb = me.zeros((8, 1))
+with me.GradientTape() as tape:
+    big = tape.debugger()
+    mse = me.reduce_mean(me.square(model(xb) - yb))
+"""
+BIG_SHOW = "big.backprop(mse, model.trainable_variables)\nbig"
+
+
+def test_big_model_in_lab_fits_one_screen_and_the_kernel_lays_out_new_fold_states(lab_notebook, snap):
+    # Notebook 00's big model in JupyterLab at 1280x800: the graph, the Step button and the step
+    # card are on the screen together. Opening two layers is a fold state the trace did not bring:
+    # the page asks the kernel, which lays it out with dot (two layer boxes, no box overlapping).
+    page = lab_notebook([BIG_RECORD, BIG_SHOW], ".me-tape-debugger .me-folded", name="big_model_one_screen.ipynb")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    widget = page.locator(WIDGET)
+    widget.locator("[data-role=step-button]").click()
+    widget.locator("[data-role=step-button]").click()
+    page.wait_for_timeout(300)
+    widget.locator(".me-toolbar").evaluate("el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    panel = page.locator(".jp-NotebookPanel-notebook").bounding_box()
+    bottom = min(800, panel["y"] + panel["height"])
+    for role, sel in [("step", "[data-role=step-button]"), ("graph", ".me-canvas"), ("card", ".me-card.me-current")]:
+        b = widget.locator(sel).bounding_box()
+        assert b["y"] >= panel["y"] - 1 and b["y"] + min(b["height"], 120) <= bottom, (role, b, panel)
+    snap(widget, "lab-big-model-one-screen.png")
+    layers = widget.locator(".me-folded")
+    first, second = layers.nth(0).get_attribute("data-cluster-id"), layers.nth(1).get_attribute("data-cluster-id")
+    widget.locator(f".me-folded[data-cluster-id='{first}']").click()
+    widget.locator(f".me-folded[data-cluster-id='{second}']").click()
+    sync_api.expect(widget.locator(".me-graph[data-layout=dot]")).to_have_count(1, timeout=30_000)   # the kernel's answer
+    sync_api.expect(widget.locator("[data-cluster-box]")).to_have_count(2)
+    boxes = widget.locator(".me-nodes > g > .me-shape").evaluate_all(
+        "els => els.map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })")
+    clashes = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+               if min(a[2], b[2]) - max(a[0], b[0]) > 0 and min(a[3], b[3]) - max(a[1], b[1]) > 0]
+    assert not clashes
+    assert widget.locator(f".me-cluster-title[data-cluster-id='{first}']").count() == 1
