@@ -258,4 +258,4 @@ def _assigned(tracer, attrs, outputs):
 
 # ``variable := value``: eagerly it runs at once; inside me.function it is a node of the graph.
 assign_variable = EffectOp("assign_variable", ("value",), "variable := value",
-                           stand_in=lambda values, variable: (values[0],), traced=_assigned)
+                           shape_rule=lambda value, variable: value, traced=_assigned)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import nest
 from ..autodiff.tape import GradientTape
+from ..engine.abstract import AbstractArray
 from ..engine.op import Op
 from ..engine.recording import tracers
 from ..engine.tensor import Tensor
@@ -122,16 +123,17 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     attrs = dict(true_graph=true_graph, false_graph=false_graph, true_inputs=true_inputs,
                  false_inputs=false_inputs)
     n = len(true_graph.outputs)
-    stand_ins = tuple(np.ones(node.shape, node.dtype.np_dtype) for node in true_graph.outputs)
+    results = tuple(AbstractArray(node.shape, node.dtype.np_dtype) for node in true_graph.outputs)
     if true_graph.has_effects or false_graph.has_effects:
         op = EffectOp("cond", ("pred", "captured"), "true_graph if pred else false_graph",
-                      stand_in=lambda values, **attrs: stand_ins, traced=lambda tracer, a, o: tracer.forget_reads(),
+                      shape_rule=lambda *inputs, **attrs: results if n > 1 else results[0],
+                      traced=lambda tracer, a, o: tracer.forget_reads(),
                       num_outputs=n)
         out = outer.effect(op, (pred, *captured), attrs)
     else:
         op = Op("cond", ("pred", "captured"), "true_graph if pred else false_graph",
                 grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=_cond_vjp, num_outputs=n)
-        out = outer.record(op, (pred, *captured), attrs, stand_ins)
+        out = outer.record(op, (pred, *captured), attrs, results)
     flat = [out] if n == 1 else list(out)
     return nest.pack_sequence_as(true_result, flat)
 
@@ -188,15 +190,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     captured, (cond_inputs, body_inputs) = _join_captures(cond_caps, body_caps)
     attrs = dict(n=len(flat), cond_graph=cond_graph, body_graph=body_graph, cond_inputs=cond_inputs,
                  body_inputs=body_inputs, maximum_iterations=maximum_iterations)
-    stand_ins = tuple(np.ones(s, d.np_dtype) for _, s, d in specs)
+    results = tuple(AbstractArray(s, d.np_dtype) for _, s, d in specs)
     formula = "while cond_graph(v): v = body_graph(v)"
     if cond_graph.has_effects or body_graph.has_effects:
-        op = EffectOp("while", ("loop_vars", "captured"), formula, stand_in=lambda values, **a: stand_ins,
+        op = EffectOp("while", ("loop_vars", "captured"), formula,
+                      shape_rule=lambda *inputs, **a: results if len(flat) > 1 else results[0],
                       traced=lambda tracer, a, o: tracer.forget_reads(), num_outputs=len(flat))
         out = outer.effect(op, (*flat, *captured), attrs)
     else:
         op = Op("while", ("loop_vars", "captured"), formula, num_outputs=len(flat))
-        out = outer.record(op, (*flat, *captured), attrs, stand_ins)
+        out = outer.record(op, (*flat, *captured), attrs, results)
     out = [out] if len(flat) == 1 else list(out)
     packed = nest.pack_sequence_as(structure, out)
     return packed[0] if single else type(loop_vars)(packed) if isinstance(loop_vars, tuple) else packed

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine import recording
+from ..engine.abstract import shape_text
 from ..engine.device import CPU, current_device, to_device, to_host
 from ..engine.tensor import Tensor, place, wrap
 from ..errors import InvalidArgumentError
@@ -60,12 +61,11 @@ class Node:
 
     @property
     def type_text(self):
-        """``float32[32,10]``; ``float32[?]`` if the shape is unknown; ``()`` for an effect that returns nothing."""
+        """``float32[32,10]``; ``float32[?,784]`` with a dimension known only when it runs;
+        ``float32[...]`` if even the rank is unknown; ``()`` for an effect that returns nothing."""
         if self.dtype is None:
             return "()"
-        if self.shape is None:
-            return f"{self.dtype.name}[?]"
-        return f"{self.dtype.name}[{','.join(str(d) for d in self.shape)}]"
+        return self.dtype.name + shape_text(self.shape)
 
     def __repr__(self):
         return f"<Node {self.name} = {self.kind} {self.op.name if self.op else ''} {self.type_text}>"
