@@ -7,7 +7,7 @@ instead of one pass (and one temporary array) per op::
 
     from minieager.kernels.cpu.loops.scalar import add, multiply, tanh
 
-    @njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
+    @njit(parallel=True, cache=True, error_model="numpy")
     def fused_kernel(in0, in1, in2, in3, out):
         for i in prange(out.size):
             a0 = in0[i]
@@ -20,7 +20,10 @@ instead of one pass (and one temporary array) per op::
 Each line calls its op's formula (``kernels/formulas.py``), compiled for the CPU and inlined
 (``cpu/loops/scalar.py``): the same function as the op's eager loop. Each line rounds to the
 op's own dtype (``float32(...)``), so the fused loop computes what the eager ops compute, op by
-op. (Unlike the eager loops, every fused kernel allows FMA contraction.) Operands are read in one of three ways, chosen from their static
+op, to the bit: the kernel has no ``fastmath`` flag, since contracting ``a*a - b`` of two lines
+into one FMA (rounded once) changes results; the formulas whose eager loops contract inside
+themselves (exp, tanh ...) are called as separately compiled functions that do
+(``scalar.exp_contracted``). Operands are read in one of three ways, chosen from their static
 shapes: a full operand element by element (``in0[i]``), a one-element operand as a scalar
 (``in1``), and a row broadcast over leading axes (a bias ``(16,)`` against ``(32, 26, 26, 16)``)
 as ``in2[j]`` in a loop nest ``out[r, j]``, with no broadcast copy. Any other broadcast is copied
@@ -48,6 +51,7 @@ from ...engine import dtypes
 from ...engine.device import device_type
 from ...engine.op import Op
 from ...kernels import formulas
+from ...kernels.cpu.loops.scalar import CONTRACT
 from ...kernels.cpu.threads import use_threads_for
 from ...kernels.registry import get_kernel
 from ...ops.elementwise import add
@@ -65,7 +69,7 @@ from numpy import float32, float64
 from minieager.kernels.cpu.loops.scalar import {formulas}
 
 
-@njit(parallel=True, cache=True, error_model="numpy", fastmath={{"contract"}})
+@njit(parallel=True, cache=True, error_model="numpy")
 def fused_kernel({args}):
 '''
 
@@ -110,6 +114,12 @@ def operand_modes(shapes, out_shape):
     return modes, (int(np.prod(row)) if row is not None else None)
 
 
+def _formula_name(member):
+    """The compiled formula a fused line calls (see the module docstring on rounding)."""
+    name = formulas.OPS[member.op.name].__name__
+    return f"{name}_contracted" if name in CONTRACT else name
+
+
 def generate_source(members, modes):
     """The numba source that computes ``members`` on operands read as ``modes`` say."""
     k = len(modes)
@@ -124,7 +134,7 @@ def generate_source(members, modes):
             body.append(f"{indent}a{n} = in{n}[{'i' if not rows else ('r, j' if mode == 'full' else 'j')}]")
             names.append(f"a{n}")
     for i, member in enumerate(members):
-        formula = formulas.OPS[member.op.name].__name__
+        formula = _formula_name(member)
         operands = [names[a] for a in member.args]
         if "alpha" in member.attrs:   # leaky_relu's slope, in the op's dtype as the eager loop gets it
             operands.append(f"{member.dtype.name}({float(member.attrs['alpha'])!r})")
@@ -139,7 +149,7 @@ def generate_source(members, modes):
         loop = ["    for r in prange(out.shape[0]):", "        for j in range(out.shape[1]):"]
     else:
         loop = ["    for i in prange(out.size):"]
-    used = sorted({formulas.OPS[member.op.name].__name__ for member in members})
+    used = sorted({_formula_name(member) for member in members})
     return _HEADER.format(formulas=", ".join(used), args=args) + "\n".join(loop + body) + "\n"
 
 
