@@ -32,7 +32,9 @@ def fusible(node):
         return False
     if node.op.name == "cast" and not node.dtype.is_floating:   # the template casts to floats only
         return False
-    return all(n.dtype in FUSIBLE_DTYPES and n.shape is not None for n in (node, *node.inputs))
+    # (a dimension known only when the graph runs, None, keeps a node out: its kernel is built for fixed sizes)
+    return all(n.dtype in FUSIBLE_DTYPES and n.shape is not None and None not in n.shape
+               for n in (node, *node.inputs))
 
 
 def _grow(root, use, segment, outputs, taken):
