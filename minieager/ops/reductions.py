@@ -18,7 +18,7 @@ from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
 from ._operands import check_float, check_not_bool
 from .creation import convert_to_tensor
-from .shape import broadcast_to, expand_dims, reshape, stop_gradient
+from .shape import broadcast_like, broadcast_to, expand_dims, reshape, stop_gradient
 
 
 def _grad_to_input_shape(dy, x, axis):
@@ -27,7 +27,9 @@ def _grad_to_input_shape(dy, x, axis):
     # broadcasts against x as it is.
     x_shape = x._value.shape
     if dy._value.ndim != len(x_shape) and axis != tuple(range(len(axis))):
-        dy = reshape(dy, kept_shape(x_shape, axis))
+        dy = reshape(dy, tuple(-1 if n is None else n for n in kept_shape(x_shape, axis)))
+    if None in x_shape:                # a size known only when the graph runs: x's own, then
+        return broadcast_like(dy, x)
     return broadcast_to(dy, x_shape)
 
 

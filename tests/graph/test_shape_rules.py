@@ -17,7 +17,7 @@ from minieager.engine import recording
 from minieager.engine.abstract import AbstractArray, abstract, broadcast_shapes
 from minieager.engine.op import EffectOp, Op
 from minieager.errors import InvalidArgumentError
-from minieager.ops import nn as nn_ops, reductions
+from minieager.ops import nn as nn_ops, reductions, shape as shape_ops
 
 
 def package_ops():
@@ -138,6 +138,7 @@ def test_shape_and_indexing_rules(data):
     run_and_check(lambda x: [me.identity(x), me.stop_gradient(x), me.reshape(x, [-1]), me.transpose(x, perm),
                              me.broadcast_to(x, (2,) + shape), me.tile(x, multiples), me.pad(x, paddings),
                              me.concat([x, x * 2.0], axis=len(shape) - 1), x[..., ::2], x[0], x[:, None],
+                             shape_ops.broadcast_like(x[:1], x),
                              me.nn.softmax(x), me.nn.log_softmax(x)], x)
     mask = me.constant(rng.random(shape[:1]) > 0.5)
     indices = me.constant(rng.integers(-shape[0], shape[0], 3).astype(np.int32))

@@ -42,6 +42,11 @@ def broadcast_to(x, shape):
     return np.asarray(np.broadcast_to(x, shape), order="C")
 
 
+@register_kernel("broadcast_like")
+def broadcast_like(x, like):
+    return np.ascontiguousarray(np.broadcast_to(x, like.shape))
+
+
 @register_kernel("tile")
 def tile(x, multiples):
     return np.tile(x, multiples)
