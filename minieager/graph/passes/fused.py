@@ -51,7 +51,6 @@ from ...engine import dtypes
 from ...engine.device import device_type
 from ...engine.op import Op
 from ...kernels import formulas
-from ...kernels.cpu.loops.scalar import CONTRACT
 from ...kernels.cpu.threads import use_threads_for
 from ...kernels.registry import get_kernel
 from ...ops.elementwise import add
@@ -117,7 +116,7 @@ def operand_modes(shapes, out_shape):
 def _formula_name(member):
     """The compiled formula a fused line calls (see the module docstring on rounding)."""
     name = formulas.OPS[member.op.name].__name__
-    return f"{name}_contracted" if name in CONTRACT else name
+    return f"{name}_contracted" if name in formulas.CONTRACT else name
 
 
 def generate_source(members, modes):

@@ -28,6 +28,6 @@ globals().update(_compiled)   # scalar.add, scalar.sigmoid ...
 # once more with that flag and *not* inlined: a fused kernel calls these, so each rounds as its eager
 # loop does, while no multiply and add of two different fused lines are contracted (LLVM contracts
 # only instructions that both carry the flag). scalar.exp_contracted ...
-CONTRACT = ("exp", "tanh", "sigmoid", "softplus")
+CONTRACT = formulas.CONTRACT
 globals().update({f"{name}_contracted": f for name, f in formulas.compile_all(
     njit(error_model="numpy", fastmath={"contract"}), cpumath, CONTRACT).items()})
