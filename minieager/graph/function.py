@@ -28,6 +28,7 @@ from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
 from . import passes
+from .passes.cse import freeze
 from .ir import run
 from .tracing import Tracer
 
@@ -229,7 +230,8 @@ class Function:
             leaf = constant(leaf)
             return "tensor", ("tensor", tuple(leaf._value.shape), leaf._dtype.name), leaf
         if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
-            return "number", ("python", type(leaf).__name__, leaf), leaf
+            # floats by their bits (f(x, -0.0) is not f(x, 0.0)), every nan one value (no retrace per nan)
+            return "number", ("python", type(leaf).__name__, freeze(leaf)), leaf
         try:
             hash(leaf)
             return "python", ("python", type(leaf).__name__, leaf), leaf
