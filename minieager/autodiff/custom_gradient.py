@@ -21,6 +21,7 @@ from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor, wrap
 from ..ops.creation import convert_to_tensor, zeros_like
+from ..ops.shape import identity
 from .variable import Variable
 
 
@@ -75,6 +76,18 @@ def _broadcasts_to(shape, target):
         return False
 
 
+def _fresh(t):
+    """A new tensor with ``t``'s value, which no tape links to ``t``."""
+    if not recording.tracers:
+        return wrap(t._value, t.device)
+    paused = recording.observers[:]
+    recording.observers.clear()
+    try:
+        return identity(t)
+    finally:
+        recording.observers[:] = paused
+
+
 def custom_gradient(f):
     """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(dy)`` returns the gradient for each x.
 
@@ -95,7 +108,8 @@ def custom_gradient(f):
         variables = [v for v in watcher.variables if all(v is not x for x in inputs)]
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         # Fresh tensors for the outputs: the tape links them to the inputs through grad_fn alone.
-        outputs = tuple(wrap(r._value, r.device) for r in flat)
+        # While me.function traces, they are identity nodes of the graph, unseen by the tapes.
+        outputs = tuple(_fresh(r) for r in flat)
         input_names = [names[i] if i < len(names) else f"x{i}" for i in range(len(inputs))]
         output_shapes = [o.shape for o in outputs]
 

@@ -133,3 +133,22 @@ def test_fused_kernel_rounds_as_eager_no_fma_contraction():
     z = -(x * y)
     fma = me.function(lambda x, z: x * y + z)
     np.testing.assert_array_equal(fma(me.constant(x), me.constant(z)).numpy(), np.zeros_like(x))
+
+
+def test_custom_gradient_inside_a_function_computes_real_values():
+    # Its outputs were copies of the stand-ins (ones): the same wrong value for every input.
+    @me.custom_gradient
+    def log1pexp(x):
+        e = me.exp(x)
+        return me.math.log(1 + e), lambda dy: dy * (1 - 1 / (1 + e))
+    x = me.constant([0.0, 1.0, -3.0])
+    traced = me.function(lambda x: log1pexp(x) * 2.0)
+    np.testing.assert_allclose(traced(x).numpy(), (log1pexp(x) * 2.0).numpy(), rtol=1e-6)
+
+    @me.function
+    def grad(x):                          # a tape inside the function uses grad_fn
+        with me.GradientTape() as tape:
+            tape.watch(x)
+            y = log1pexp(x)
+        return tape.gradient(y, x)
+    np.testing.assert_allclose(grad(x).numpy(), me.sigmoid(x).numpy(), rtol=1e-6)
