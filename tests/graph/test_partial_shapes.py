@@ -110,3 +110,17 @@ def test_cse_compares_attributes_by_their_bits():
         np.testing.assert_array_equal(got.numpy().view(np.int32), want.numpy().view(np.int32))
     report = {r.name: r for r in traced.get_concrete_function(x).pass_reports}
     assert report["common-subexpression elimination"].merged == {}
+
+
+def test_fused_kernels_take_their_sizes_when_the_graph_runs():
+    bias = me.constant(np.linspace(-1, 1, 64).astype(np.float32))
+
+    def chain(x):     # exactly rounded ops (NumPy's tanh, which eager uses on small arrays, rounds otherwise)
+        return me.maximum(x * 1.5 + bias, 0.0) * 0.5 + x     # bias: a row; 1.5, 0.5: scalars
+    traced = me.function(chain, input_signature=[me.TensorSpec([None, 64], me.float32)])
+    run_graph = str(traced.get_concrete_function().run_graph)
+    assert "%fused0 : float32[?,64] = fused(" in run_graph
+    for batch in (100, 7, 300):                            # below and above fusion's minimum size
+        x = me.constant(np.random.default_rng(batch).normal(size=(batch, 64)).astype(np.float32))
+        np.testing.assert_array_equal(traced(x).numpy(), chain(x).numpy())
+    assert traced.experimental_get_tracing_count() == 1

@@ -39,6 +39,7 @@ after recomputing the intermediate values it did not keep, with minieager ops, s
 """
 import hashlib
 import importlib.util
+import math
 import os
 import sys
 import tempfile
@@ -48,6 +49,7 @@ import numpy as np
 
 from ... import machine
 from ...engine import dtypes
+from ...engine.abstract import AbstractArray
 from ...engine.device import device_type
 from ...engine.op import Op
 from ...kernels import formulas
@@ -90,23 +92,29 @@ def _trim(shape):
     return shape
 
 
+def _size(shape):
+    """The number of elements, or None if a dimension is known only at run time."""
+    return None if None in shape else int(np.prod(shape))
+
+
 def operand_modes(shapes, out_shape):
     """How the kernel reads each operand, from its static shape: ``(modes, row_length)``.
 
     ``"scalar"``: one element, broadcast to all. ``"row"``: it equals the output's trailing axes
     (a bias), read as ``in[j]`` in a loop nest over ``out[r, j]``; every row operand must have the
-    same row (the longest wins; the others become full). ``"full"``: anything else.
+    same row (the longest wins; the others become full). ``"full"``: anything else. A dimension
+    known only at run time (None) may be anywhere but in a scalar or a row.
     """
     out_shape = tuple(out_shape)
-    size = int(np.prod(out_shape))
+    size = _size(out_shape)
     rows = [_trim(s) for s in shapes
-            if int(np.prod(s)) > 1 and _trim(s) != out_shape and _trim(s) == out_shape[len(out_shape) - len(_trim(s)):]]
+            if (_size(s) or 0) > 1 and _trim(s) != out_shape and _trim(s) == out_shape[len(out_shape) - len(_trim(s)):]]
     row = max(rows, key=len) if rows else None
     modes = []
     for shape in shapes:
-        if int(np.prod(shape)) == 1 and size > 1:
+        if _size(shape) == 1 and size != 1:
             modes.append("scalar")
-        elif row is not None and int(np.prod(shape)) > 1 and _trim(shape) == row:
+        elif row is not None and (_size(shape) or 0) > 1 and _trim(shape) == row:
             modes.append("row")
         else:
             modes.append("full")
@@ -206,7 +214,7 @@ class FusedKernel:
 
     def __init__(self, members, input_shapes, shape, dtype):
         self.members, self.shape, self.dtype = members, tuple(shape), dtype
-        self.size = int(np.prod(shape))
+        self.size = _size(shape)    # None: a size known only when it runs, taken from the operands then
         modes, self.row_length = operand_modes(input_shapes, shape)
         self.modes = tuple(modes)
         self.rows = self.row_length is not None
@@ -217,17 +225,21 @@ class FusedKernel:
     def __call__(self, *arrays):
         if self._function is None:
             self._function, self.path = load(self.source)
-        out = np.empty(self.shape, self.dtype.np_dtype)
+        shape, size = self.shape, self.size
+        if size is None:                  # the output is the operands broadcast (elementwise ops)
+            shape = np.broadcast_shapes(*[a.shape for a in arrays])
+            size = math.prod(shape)
+        out = np.empty(shape, self.dtype.np_dtype)
         if self.rows:
-            rows = self.size // self.row_length
-            args = [_operand(a, mode, self.shape, (rows, self.row_length), self.row_length)
+            rows = size // self.row_length
+            args = [_operand(a, mode, shape, (rows, self.row_length), self.row_length)
                     for a, mode in zip(arrays, self.modes)]
-            use_threads_for(self.size, rows)
+            use_threads_for(size, rows)
             self._function(*args, out.reshape(rows, self.row_length))
         else:
-            args = [_operand(a, mode, self.shape, (self.size,), None) for a, mode in zip(arrays, self.modes)]
-            use_threads_for(self.size)
-            self._function(*args, out.reshape(self.size))
+            args = [_operand(a, mode, shape, (size,), None) for a, mode in zip(arrays, self.modes)]
+            use_threads_for(size)
+            self._function(*args, out.reshape(size))
         return out
 
     def __str__(self):
@@ -259,7 +271,8 @@ class FusedOp(Op):
     def __init__(self, members, input_shapes, shape, dtype, formula):
         n = len(input_shapes)
         super().__init__("fused", [f"in{k}" for k in range(n)], formula,
-                         grads=("its ops' gradient rules, chained",) * n, vjp=self._vjp, selective=True)
+                         grads=("its ops' gradient rules, chained",) * n, vjp=self._vjp, selective=True,
+                         shape_rule=lambda *inputs: AbstractArray(shape, dtype.np_dtype))
         self.members = tuple(members)
         self.kernel = FusedKernel(self.members, input_shapes, shape, dtype)
 

@@ -32,9 +32,7 @@ def fusible(node):
         return False
     if node.op.name == "cast" and not node.dtype.is_floating:   # the template casts to floats only
         return False
-    # (a dimension known only when the graph runs, None, keeps a node out: its kernel is built for fixed sizes)
-    return all(n.dtype in FUSIBLE_DTYPES and n.shape is not None and None not in n.shape
-               for n in (node, *node.inputs))
+    return all(n.dtype in FUSIBLE_DTYPES and n.shape is not None for n in (node, *node.inputs))
 
 
 def _grow(root, use, segment, outputs, taken):
@@ -88,7 +86,8 @@ def elementwise_fusion(graph, report):
     use, segment, outputs = users(graph), effect_segments(graph), set(graph.outputs)
     taken = set()
     for root in reversed(list(graph.nodes)):
-        if root in taken or not fusible(root) or math.prod(root.shape) < MIN_SIZE:
+        # (a size known only at run time, None, counts as large: a batch of unknown size)
+        if root in taken or not fusible(root) or None not in root.shape and math.prod(root.shape) < MIN_SIZE:
             continue
         group = _grow(root, use, segment, outputs, taken)
         if len(group) < 2:
