@@ -124,3 +124,9 @@ def test_fused_kernels_take_their_sizes_when_the_graph_runs():
         x = me.constant(np.random.default_rng(batch).normal(size=(batch, 64)).astype(np.float32))
         np.testing.assert_array_equal(traced(x).numpy(), chain(x).numpy())
     assert traced.experimental_get_tracing_count() == 1
+
+
+def test_the_graph_drawing_shows_unknown_dimensions_as_question_marks():
+    traced = me.function(lambda x: x * 2.0, input_signature=[me.TensorSpec([None, 784], me.float32)])
+    svg = traced.get_concrete_function().graph.draw().to_svg()
+    assert "?×784 · float32" in svg and "None×" not in svg and "×784 · float32" not in svg.replace("?×784", "")
