@@ -302,12 +302,25 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 
 # ---- facts about shapes -------------------------------------------------------------------------
+# The shape as a tensor when it is known only when the graph runs (me.shape(x)[0]: the batch size).
+_shape = Op("shape", ("x",), "the shape of x", shape_rule=lambda x, out_type: AbstractArray((x.ndim,), out_type.np_dtype))
+
+
 def shape(input, out_type=None, name=None):  # noqa: A002
-    return constant(list(convert_to_tensor(input).shape), dtype=out_type or "int32")
+    x = convert_to_tensor(input)
+    out_type = _args.dtype(out_type or "int32", "shape")
+    if None in x._value.shape:
+        return _shape(x, out_type=out_type)
+    return constant(list(x.shape), dtype=out_type)
 
 
 def size(input, out_type=None, name=None):  # noqa: A002
-    return constant(convert_to_tensor(input)._value.size, dtype=out_type or "int32")
+    from .reductions import _count
+    x = convert_to_tensor(input)
+    out_type = _args.dtype(out_type or "int32", "size")
+    if x._value.size is None:
+        return _count(x, axis=tuple(range(x.ndim)), dtype=out_type)
+    return constant(x._value.size, dtype=out_type)
 
 
 def rank(input, name=None):  # noqa: A002

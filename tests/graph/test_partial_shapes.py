@@ -91,6 +91,15 @@ def test_shape_inside_a_trace_and_a_concrete_function_with_unknown_dims():
         concrete(me.ones((3, 3)))
 
 
+def test_shape_and_size_of_an_unknown_batch_are_computed_when_the_graph_runs():
+    f = me.function(lambda x: (me.shape(x), me.size(x), me.shape(x)[0] * 2),
+                    input_signature=[me.TensorSpec([None, 3], me.float32)])
+    for batch in (1, 4):
+        shape, size, double = f(me.ones((batch, 3)))
+        assert shape.numpy().tolist() == [batch, 3] and size.numpy() == 3 * batch and double.numpy() == 2 * batch
+        assert shape.dtype == me.int32 and size.dtype == me.int32
+
+
 def test_signature_keys_floats_by_bits_and_nan_as_one_value():
     f = me.function(lambda x, c: x / c)
     x = me.constant([1.0, -1.0])

@@ -47,6 +47,11 @@ def broadcast_like(x, like):
     return np.ascontiguousarray(np.broadcast_to(x, like.shape))
 
 
+@register_kernel("shape")
+def shape(x, out_type):
+    return np.asarray(x.shape, out_type.np_dtype)
+
+
 @register_kernel("tile")
 def tile(x, multiples):
     return np.tile(x, multiples)
