@@ -183,7 +183,7 @@ class Variable(Tensor):
                 f"{method}: the indexed part of Variable '{self._name}' has shape {list(part_shape)} but the value "
                 f"has shape {list(new.shape)}. They must be equal, as in TensorFlow.")
         array = to_host(self._value).copy()    # a part written on the host (a GPU variable: one round trip)
-        array[index] = to_host(new._value)
+        array[index] = new._host()             # (a symbolic value of a trace says it has none yet)
         return to_device(array, self._device)
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
