@@ -117,7 +117,8 @@ _divide = Op("divide", ("a", "b"), "a / b", ("dy / b", "-dy * a / b^2"), selecti
 _floordiv = Op("floordiv", ("a", "b"), "a // b", shape_rule=broadcast, check=_integer_divisor("floordiv"))
 _mod = Op("mod", ("a", "b"), "a % b", ("dy", "-dy * floor(a / b)"), selective=True, vjp=_selective(
     lambda dy, a, b, out: dy,
-    lambda dy, a, b, out: negative(multiply(dy, floordiv(a, b)))), shape_rule=broadcast, check=_integer_divisor("mod"))
+    lambda dy, a, b, out: negative(multiply(dy, floordiv(a, b)))),
+          shape_rule=broadcast, check=_integer_divisor("mod"))
 _pow = Op("pow", ("a", "b"), "a ^ b", ("dy * b * a^(b-1)", "dy * a^b * log(a)"), selective=True, vjp=_selective(
     lambda dy, a, b, out: multiply(dy, multiply(b, pow(a, subtract(b, 1)))),
     _pow_grad_b), shape_rule=broadcast, check=_integer_power)
@@ -315,9 +316,11 @@ def round(x, name=None):  # noqa: A001 (TF's name)
 _relu_grad = Op("relu_grad", ("dy", "x"), "dy * (x > 0)", ("g * (x > 0)", None),
                 vjp=lambda g, dy, x, out: (relu_grad(g, x), None), shape_rule=same)
 _tanh_grad = Op("tanh_grad", ("dy", "y"), "dy * (1 - y^2)", ("g * (1 - y^2)", "-2 g dy y"),
-                vjp=lambda g, dy, y, out: (tanh_grad(g, y), multiply(g, multiply(dy, multiply(y, -2)))), shape_rule=same)
+                vjp=lambda g, dy, y, out: (tanh_grad(g, y), multiply(g, multiply(dy, multiply(y, -2)))),
+                shape_rule=same)
 _sigmoid_grad = Op("sigmoid_grad", ("dy", "y"), "dy * y * (1 - y)", ("g * y * (1 - y)", "g dy (1 - 2y)"),
-                   vjp=lambda g, dy, y, out: (sigmoid_grad(g, y), multiply(g, multiply(dy, subtract(1, multiply(y, 2))))), shape_rule=same)
+                   vjp=lambda g, dy, y, out: (sigmoid_grad(g, y), multiply(g, multiply(dy, subtract(1, multiply(y, 2))))),
+                   shape_rule=same)
 
 
 def relu_grad(dy, x):
@@ -374,7 +377,8 @@ def is_inf(x, name=None):
 
 # ---- selection and casting -------------------------------------------------------------------
 _where = Op("where", ("cond", "x", "y"), "cond ? x : y", (None, "dy where cond", "dy where not cond"),
-            vjp=lambda dy, c, x, y, out: (None, where(c, dy, zeros_like(dy)), where(c, zeros_like(dy), dy)), shape_rule=where_rule)
+            vjp=lambda dy, c, x, y, out: (None, where(c, dy, zeros_like(dy)), where(c, zeros_like(dy), dy)),
+            shape_rule=where_rule)
 
 
 def where(condition, x=None, y=None, name=None):

@@ -101,9 +101,11 @@ def _getitem_rule(x, index):
     return AbstractArray(tuple(shape) + tuple(axes), x.dtype)
 
 
-_getitem = Op("getitem", ("x",), "x[index]", ("dy scattered back to the indexed positions",), vjp=_getitem_vjp, shape_rule=_getitem_rule)
+_getitem = Op("getitem", ("x",), "x[index]", ("dy scattered back to the indexed positions",), vjp=_getitem_vjp,
+              shape_rule=_getitem_rule)
 _getitem_grad = Op("getitem_grad", ("dy",), "scatter(dy, index)", ("ddy[index]",),
-                   vjp=lambda ddy, dy, out, index, shape: (_getitem(ddy, index=index),), shape_rule=lambda dy, index, shape: AbstractArray(shape, dy.dtype))
+                   vjp=lambda ddy, dy, out, index, shape: (_getitem(ddy, index=index),),
+                   shape_rule=lambda dy, index, shape: AbstractArray(shape, dy.dtype))
 
 
 def getitem(tensor, index):
@@ -157,7 +159,8 @@ def _check_gather(params, indices, axis):
 _gather = Op("gather", ("params", "indices"), "gather(params, indices)", ("dy added at the gathered rows", None),
              vjp=_gather_vjp, shape_rule=_gather_rule, check=_check_gather)
 _gather_grad = Op("gather_grad", ("dy", "indices"), "scatter_add(dy, indices)", ("gather(ddy, indices)", None),
-                  vjp=lambda ddy, dy, indices, out, axis, shape: (_gather(ddy, indices, axis=axis), None), shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
+                  vjp=lambda ddy, dy, indices, out, axis, shape: (_gather(ddy, indices, axis=axis), None),
+                  shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
 
 
 def gather(params, indices, axis=0, name=None):
@@ -234,12 +237,14 @@ def _nd_indices_in_range(op_name, indices, shape):
 
 
 _gather_nd = Op("gather_nd", ("params", "indices"), "params[indices]", ("scatter_nd(indices, dy)", None),
-                vjp=lambda dy, params, indices, out: (_scatter_nd(indices, dy, shape=tuple(params.shape)), None), shape_rule=lambda params, indices: AbstractArray(
+                vjp=lambda dy, params, indices, out: (_scatter_nd(indices, dy, shape=tuple(params.shape)), None),
+                shape_rule=lambda params, indices: AbstractArray(
                     indices.shape[:-1] + params.shape[indices.shape[-1]:], params.dtype),
                 check=lambda params, indices: _nd_indices_in_range("gather_nd", indices, params.shape))
 _scatter_nd = Op("scatter_nd", ("indices", "updates"), "zeros with updates added at indices",
                  (None, "gather_nd(dy, indices)"),
-                 vjp=lambda dy, indices, updates, out, shape: (None, _gather_nd(dy, indices)), shape_rule=lambda indices, updates, shape: AbstractArray(shape, updates.dtype),
+                 vjp=lambda dy, indices, updates, out, shape: (None, _gather_nd(dy, indices)),
+                 shape_rule=lambda indices, updates, shape: AbstractArray(shape, updates.dtype),
                  check=lambda indices, updates, shape: _nd_indices_in_range("scatter_nd", indices, shape))
 
 
@@ -288,7 +293,8 @@ _tensor_scatter_update = Op(
 _tensor_scatter_add = Op(
     "tensor_scatter_nd_add", ("tensor", "indices", "updates"), "tensor with updates added at indices",
     ("dy", None, "gather_nd(dy, indices)"),
-    vjp=lambda dy, tensor, indices, updates, out: (dy, None, _gather_nd(dy, indices)), shape_rule=lambda tensor, indices, updates: tensor,
+    vjp=lambda dy, tensor, indices, updates, out: (dy, None, _gather_nd(dy, indices)),
+    shape_rule=lambda tensor, indices, updates: tensor,
     check=lambda tensor, indices, updates: _nd_indices_in_range("tensor_scatter_nd_add", indices, tensor.shape))
 
 

@@ -37,7 +37,8 @@ def _matmul_rule(a, b, transpose_a, transpose_b):
     return AbstractArray(broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2]) + (m, n), a.dtype)
 
 
-_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True, shape_rule=_matmul_rule)
+_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True,
+             shape_rule=_matmul_rule)
 
 
 def _mm(a, b, transpose_a, transpose_b):
@@ -161,7 +162,8 @@ def _einsum_rule(*xs, equation):
     return AbstractArray(tuple(sizes[c] for c in output), xs[0].dtype)
 
 
-_einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the other inputs",), vjp=_einsum_vjp, shape_rule=_einsum_rule)
+_einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the other inputs",), vjp=_einsum_vjp,
+             shape_rule=_einsum_rule)
 
 
 def einsum(equation, *inputs, name=None):

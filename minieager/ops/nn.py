@@ -81,12 +81,14 @@ def _check_labels(logits, labels, mean=False):
 _softmax_xent = Op("softmax_cross_entropy", ("logits", "labels"), "-sum(labels * log_softmax(logits))",
                    ("dy * (softmax(logits) - labels)", None), vjp=_xent_vjp, num_outputs=2, shape_rule=_xent_rule)
 _sparse_softmax_xent = Op("sparse_softmax_cross_entropy", ("logits", "labels"), "-log_softmax(logits)[label]",
-                          ("dy * (softmax(logits) - one_hot(label))", None), vjp=_xent_vjp, num_outputs=2, shape_rule=_xent_rule, check=_check_labels)
+                          ("dy * (softmax(logits) - one_hot(label))", None), vjp=_xent_vjp, num_outputs=2,
+                          shape_rule=_xent_rule, check=_check_labels)
 # The batch means that me.losses returns: the same kernels called with mean=True, one op instead of
 # three (cross-entropy, reduce_sum, divide) forward and one instead of five backward.
 _softmax_xent_mean = Op("softmax_cross_entropy", ("logits", "labels"),
                         "mean over rows of -sum(labels * log_softmax(logits))",
-                        ("dy * (softmax(logits) - labels) / batch", None), vjp=_xent_vjp, num_outputs=2, shape_rule=_xent_rule)
+                        ("dy * (softmax(logits) - labels) / batch", None), vjp=_xent_vjp, num_outputs=2,
+                        shape_rule=_xent_rule)
 _sparse_softmax_xent_mean = Op("sparse_softmax_cross_entropy", ("logits", "labels"),
                                "mean over rows of -log_softmax(logits)[label]",
                                ("dy * (softmax(logits) - one_hot(label)) / batch", None), vjp=_xent_vjp,
@@ -222,20 +224,23 @@ def _conv_rule(x, w, strides, padding):
 
 
 _conv2d = Op("conv2d", ("x", "w"), "conv2d(x, w)",
-             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp, selective=True, shape_rule=_conv_rule)
+             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp, selective=True,
+             shape_rule=_conv_rule)
 _conv2d_backprop_input = Op(
     "conv2d_backprop_input", ("dy", "w"), "conv2d_backprop_input(dy, w)",
     ("conv2d(g, w)", "conv2d_backprop_filter(g, dy)"),
     vjp=lambda g, dy, w, out, input_shape, strides, padding: (
         _conv2d(g, w, strides=strides, padding=padding),
-        _conv2d_backprop_filter(g, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding)), shape_rule=lambda dy, w, input_shape, strides, padding: AbstractArray(
+        _conv2d_backprop_filter(g, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding)),
+    shape_rule=lambda dy, w, input_shape, strides, padding: AbstractArray(
         dy.shape[:1] + tuple(input_shape[1:]), dy.dtype))
 _conv2d_backprop_filter = Op(
     "conv2d_backprop_filter", ("x", "dy"), "conv2d_backprop_filter(x, dy)",
     ("conv2d_backprop_input(dy, g)", "conv2d(x, g)"),
     vjp=lambda g, x, dy, out, filter_shape, strides, padding: (
         _conv2d_backprop_input(dy, g, input_shape=tuple(x.shape), strides=strides, padding=padding),
-        _conv2d(x, g, strides=strides, padding=padding)), shape_rule=lambda x, dy, filter_shape, strides, padding: AbstractArray(
+        _conv2d(x, g, strides=strides, padding=padding)),
+    shape_rule=lambda x, dy, filter_shape, strides, padding: AbstractArray(
         filter_shape, x.dtype))
 
 
@@ -277,17 +282,20 @@ def _pool_rule(x, ksize, strides, padding):
                           _window_out(x.shape[2], ksize[1], strides[1], padding), x.shape[3]), x.dtype)
 
 
-_max_pool2d_grad = Op("max_pool2d_grad", ("x", "dy"), "max_pool2d_grad(x, dy)", vjp=_no_second_order, shape_rule=lambda x, dy, ksize, strides, padding: x)
+_max_pool2d_grad = Op("max_pool2d_grad", ("x", "dy"), "max_pool2d_grad(x, dy)", vjp=_no_second_order,
+                      shape_rule=lambda x, dy, ksize, strides, padding: x)
 _max_pool2d = Op("max_pool2d", ("x",), "max_pool2d(x)", ("dy to the max of each window",),
                  vjp=lambda dy, x, out, ksize, strides, padding: (
                      _max_pool2d_grad(x, dy, ksize=ksize, strides=strides, padding=padding),), shape_rule=_pool_rule)
 _avg_pool2d_grad = Op("avg_pool2d_grad", ("dy",), "avg_pool2d_grad(dy)", ("avg_pool2d(g)",),
                       vjp=lambda g, dy, out, input_shape, ksize, strides, padding: (
-                          _avg_pool2d(g, ksize=ksize, strides=strides, padding=padding),), shape_rule=lambda dy, input_shape, ksize, strides, padding: AbstractArray(
+                          _avg_pool2d(g, ksize=ksize, strides=strides, padding=padding),),
+                      shape_rule=lambda dy, input_shape, ksize, strides, padding: AbstractArray(
     dy.shape[:1] + tuple(input_shape[1:]), dy.dtype))
 _avg_pool2d = Op("avg_pool2d", ("x",), "avg_pool2d(x)", ("dy shared equally over each window",),
                  vjp=lambda dy, x, out, ksize, strides, padding: (
-                     _avg_pool2d_grad(dy, input_shape=tuple(x.shape), ksize=ksize, strides=strides, padding=padding),), shape_rule=_pool_rule)
+                     _avg_pool2d_grad(dy, input_shape=tuple(x.shape), ksize=ksize, strides=strides, padding=padding),),
+                 shape_rule=_pool_rule)
 
 
 def _pool(op, name, input, ksize, strides, padding, data_format):  # noqa: A002

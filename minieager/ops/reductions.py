@@ -56,10 +56,14 @@ def _prod_vjp(dy, x, out, axis, keepdims):
     return (ew.multiply(_grad_to_input_shape(dy, x, axis), others),)
 
 
-_reduce_sum = Op("reduce_sum", ("x",), "sum(x)", ("dy broadcast back to x's shape",), vjp=_sum_vjp, shape_rule=reduction)
-_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",), vjp=_extremum_vjp, shape_rule=reduction)
-_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",), vjp=_extremum_vjp, shape_rule=reduction)
-_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",), vjp=_prod_vjp, shape_rule=reduction)
+_reduce_sum = Op("reduce_sum", ("x",), "sum(x)", ("dy broadcast back to x's shape",), vjp=_sum_vjp,
+                 shape_rule=reduction)
+_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",), vjp=_extremum_vjp,
+                 shape_rule=reduction)
+_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",), vjp=_extremum_vjp,
+                 shape_rule=reduction)
+_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",), vjp=_prod_vjp,
+                  shape_rule=reduction)
 _reduce_any = Op("reduce_any", ("x",), "any(x)", shape_rule=reduction)
 _reduce_all = Op("reduce_all", ("x",), "all(x)", shape_rule=reduction)
 

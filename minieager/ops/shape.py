@@ -303,7 +303,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 # ---- facts about shapes -------------------------------------------------------------------------
 # The shape as a tensor when it is known only when the graph runs (me.shape(x)[0]: the batch size).
-_shape = Op("shape", ("x",), "the shape of x", shape_rule=lambda x, out_type: AbstractArray((x.ndim,), out_type.np_dtype))
+_shape = Op("shape", ("x",), "the shape of x",
+            shape_rule=lambda x, out_type: AbstractArray((x.ndim,), out_type.np_dtype))
 
 
 def shape(input, out_type=None, name=None):  # noqa: A002

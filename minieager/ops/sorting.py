@@ -22,10 +22,12 @@ from .indexing import getitem
 
 _take_along = Op("take_along_axis", ("x", "indices"), "x picked along axis at indices",
                  ("dy put back along axis at indices", None),
-                 vjp=lambda dy, x, indices, out, axis: (_put_along(dy, indices, axis=axis, shape=tuple(x.shape)), None), shape_rule=lambda x, indices, axis: AbstractArray(indices.shape, x.dtype))
+                 vjp=lambda dy, x, indices, out, axis: (_put_along(dy, indices, axis=axis, shape=tuple(x.shape)), None),
+                 shape_rule=lambda x, indices, axis: AbstractArray(indices.shape, x.dtype))
 _put_along = Op("put_along_axis", ("dy", "indices"), "zeros with dy added along axis at indices",
                 ("ddy picked along axis at indices", None),
-                vjp=lambda ddy, dy, indices, out, axis, shape: (_take_along(ddy, indices, axis=axis), None), shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
+                vjp=lambda ddy, dy, indices, out, axis, shape: (_take_along(ddy, indices, axis=axis), None),
+                shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
 _argsort = Op("argsort", ("values",), shape_rule=lambda x, axis, descending: AbstractArray(x.shape, np.int32))
 _searchsorted = Op("searchsorted", ("sorted_sequence", "values"),
                    shape_rule=lambda seq, values, side, out_type: AbstractArray(values.shape, out_type.np_dtype))
