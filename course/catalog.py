@@ -24,7 +24,7 @@ LESSONS = {
     "06_state": "State that lives in variables (notebook 06)",
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
     "08_gpu_kernels": "A GPU kernel under the CUDA simulator (notebook 08)",
-    "09_graph_passes": "A graph pass of your own (notebook 09)",
+    "09_graph_passes": "A graph pass of your own, AutoGraph and SavedModel (notebook 09)",
 }
 
 EXERCISES = [
@@ -73,6 +73,12 @@ EXERCISES = [
     Exercise("dce_pass", "09_graph_passes", "Dead-code elimination on the graph IR",
              "Walk the nodes backwards from a set holding the outputs: a node in the set, an effect or a placeholder "
              "is live and adds its inputs to the set; keep the live nodes in their order."),
+    Exercise("autograph_loop", "09_graph_passes", "A Python while loop that AutoGraph turns into a graph loop",
+             "Before the loop: years = 0 and amount = start; `while amount < target:` multiply amount by "
+             "(1.0 + rate) and add 1 to years; return years, amount. Decorate the function with @me.function."),
+    Exercise("saved_module", "09_graph_passes", "A module me.saved_model can save and load without its class",
+             "Keep mean and std in me.Variable(np.asarray(..., np.float32)) attributes; decorate __call__ with "
+             "@me.function(input_signature=[me.TensorSpec([3], me.float32)]) and return (x - self.mean) / self.std."),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}

@@ -6,6 +6,7 @@ and the tests read the definitions from the resulting namespace.
 """
 import contextlib
 import io
+import linecache
 from pathlib import Path
 
 import nbformat
@@ -33,6 +34,9 @@ def solution_namespace(lesson):
         path = SOLUTIONS / f"{lesson}.ipynb"
         with checker.checks_disabled(), contextlib.redirect_stdout(io.StringIO()):
             for k, cell in enumerate(code_cells(read(path))):
-                exec(compile(cell.source, f"<{path.name} cell {k}>", "exec"), ns)
+                filename = f"<{path.name} cell {k}>"
+                # Kept as IPython keeps a cell's source: tracebacks show it, and AutoGraph (me.function) reads it.
+                linecache.cache[filename] = (len(cell.source), None, cell.source.splitlines(True), filename)
+                exec(compile(cell.source, filename, "exec"), ns)
         _namespaces[lesson] = ns
     return _namespaces[lesson]

@@ -7,6 +7,8 @@
 The public names mirror TensorFlow's eager API (``tf.`` becomes ``me.``). See
 docs/architecture.md for how the pieces fit together.
 """
+import sys as _sys
+
 from . import machine
 
 machine.configure_environment()   # thread counts and numba's cache folder, before numba is imported
@@ -16,12 +18,12 @@ from . import errors  # noqa: E402,F401
 from .engine import recording as _recording  # noqa: E402
 from .engine.device import device  # noqa: E402,F401
 from .engine.dtypes import (  # noqa: E402,F401
-    DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, uint8)
+    DType, as_dtype, bool_ as bool, float16, float32, float64, int32, int64, string, uint8)
 from .engine.tensor import Tensor, TensorShape  # noqa: E402,F401
-from .ops import random  # noqa: E402,F401
+from .ops import random, strings  # noqa: E402,F401
 from .ops.clip import clip_by_global_norm, clip_by_norm, global_norm  # noqa: E402,F401
 from .ops.creation import (  # noqa: E402,F401
-    constant, convert_to_tensor, eye, fill, is_tensor, linspace, ones, ones_like, range, zeros, zeros_like)
+    constant, eye, fill, is_tensor, linspace, ones, ones_like, range, zeros, zeros_like)
 from .ops.elementwise import (  # noqa: E402,F401
     abs, add, add_n, cast, clip_by_value, cos, divide, equal, exp, expm1, floor, floordiv, floormod, greater,
     greater_equal, is_finite, is_nan, isfinite, isnan, leaky_relu, less, less_equal, log, log1p, logical_and,
@@ -44,6 +46,7 @@ from .ops.shape import (  # noqa: E402,F401
 from .ops.array import meshgrid, repeat, reverse, roll, sequence_mask, slice  # noqa: E402,F401
 from .ops.indexing import tensor_scatter_nd_add, tensor_scatter_nd_update  # noqa: E402,F401
 from .ops.map_fn import map_fn  # noqa: E402,F401
+from .ops.tensor_array import TensorArray  # noqa: E402,F401
 from .ops.reductions import cumprod  # noqa: E402,F401
 from .ops.shape import identity_n  # noqa: E402,F401
 from .ops.sorting import searchsorted  # noqa: E402,F401
@@ -55,9 +58,10 @@ from .autodiff.functional import (  # noqa: E402,F401  (the names of TF's eager 
 from .autodiff.functional import (  # noqa: E402,F401
     gradients_function, implicit_gradients, implicit_value_and_gradients, value_and_gradients_function)
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402,F401
-from .autodiff.variable import Variable  # noqa: E402,F401
+from .autodiff.variable import Variable, read_as_tensor as convert_to_tensor  # noqa: E402,F401
+from .module import Module  # noqa: E402,F401
 from . import debugger, debugging, linalg, math, nn, testing  # noqa: E402,F401
-from . import config, test  # noqa: E402,F401
+from . import config, dtypes, io, test  # noqa: E402,F401
 from .config import list_physical_devices, num_gpus  # noqa: E402,F401
 from .nn import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 from .nn.models import Model, Sequential  # noqa: E402,F401
@@ -69,8 +73,11 @@ from .engine.spec import TensorSpec  # noqa: E402,F401
 from .graph.function import ConcreteFunction, Function, function  # noqa: E402,F401
 from .graph.control_flow import cond, while_loop  # noqa: E402,F401
 from .graph.effects import numpy_function, print, py_function  # noqa: E402,F401
-from .graph import compat  # noqa: E402,F401
+from .graph import autograph  # noqa: E402,F401
+from . import compat, contrib, saved_model  # noqa: E402,F401
 from .graph.symbolic import get_static_value  # noqa: E402,F401
+
+half, double = float16, float64     # TF's other names for them
 
 # TF 1 spellings used by the guide.
 random_normal, random_uniform = random.normal, random.uniform
@@ -94,6 +101,8 @@ def _tape_debugger(tape, **options):
 
 # The widgets sit above every other layer, so the tape's shortcut to them is installed from here.
 GradientTape.debugger = _tape_debugger
+# `import minieager.compat.v1 as tf` offers every minieager name too (tf.constant): the package hands itself over.
+compat.v1._fallback = _sys.modules[__name__]
 
 
 def __getattr__(name):

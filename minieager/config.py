@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from .engine import temporaries
+from .engine.device import get_soft_device_placement, set_soft_device_placement  # noqa: F401
 from .graph import function as _function
 from .machine import (  # noqa: F401  (me.config's names for the machine's facts)
     available_cpus, cgroup_cpu_limit, configure_environment, default_num_threads, get_num_threads,

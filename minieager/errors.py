@@ -44,3 +44,18 @@ class DataLossError(MinieagerError, OSError):
 class OperatorNotAllowedInGraphError(MinieagerError, TypeError):
     """A Python operation that needs a tensor's value (``if t:``, ``t.numpy()``) was used on a
     symbolic tensor while ``me.function`` traced a function (see minieager/graph)."""
+
+
+class OutOfRangeError(MinieagerError, IndexError):
+    """An iterator has no more elements (TF's ``tf.errors.OutOfRangeError``, "End of sequence")."""
+
+
+class ResourceExhaustedError(MinieagerError, MemoryError):
+    """An op's result does not fit in memory (TF's ``tf.errors.ResourceExhaustedError``, "OOM")."""
+
+
+def out_of_memory(op_name, err):
+    """The error for an op whose result NumPy (or the GPU) could not allocate: it names the op."""
+    return ResourceExhaustedError(
+        f"{op_name}: not enough memory for the result ({err}). Check the shape and sizes you passed: a size "
+        f"such as 2**40 asks for terabytes.")

@@ -20,6 +20,7 @@ import minieager as me
     ("me.bfloat16", "dtypes are bool, uint8"),
     ("me.top_k", r"tf.math.top_k.*me.math.top_k\(x, k\)"),
     ("me.vectorized_map", r"me.map_fn\(fn, elems\)"),
+    ("me.summary.trace_on", r"graph.draw\(\)"),
 ])
 def test_a_missing_tf_name_says_what_to_use_instead(expression, hint):
     with pytest.raises(AttributeError, match=f"has no attribute '{expression.rsplit('.', 1)[1]}'. .*{hint}"):

@@ -21,12 +21,12 @@ LAYERS = [
     ("kernels",),
     ("engine",),
     ("ops",),
-    ("autodiff", "tracking"),
+    ("autodiff", "tracking", "module"),
     ("debugger",),
     ("graph",),
     ("nn", "data", "train", "summary"),
     ("config", "widgets", "keras", "debugging", "linalg", "math", "test", "testing", "extend", "warmup",
-     "__init__"),
+     "saved_model", "compat", "contrib", "dtypes", "io", "__init__"),
 ]
 LEVEL = {part: level for level, parts in enumerate(LAYERS) for part in parts}
 

@@ -1,4 +1,10 @@
-"""Lesson 09: common-subexpression and dead-code elimination on the graph IR, checked against minieager's own passes."""
+"""Lesson 09: common-subexpression and dead-code elimination on the graph IR, checked against minieager's own passes;
+a Python loop AutoGraph turns into a graph loop; a module saved and loaded in a fresh process."""
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -249,3 +255,85 @@ def test_dce_never_removes_effects(ns, case):
 @pytest.mark.dce_pass
 def test_dce_leaves_its_input_graph_alone(ns):
     _leaves_its_input_alone(ns, "dce", "exp(x) * 3.0 and square(x), both unused")
+
+
+# ---- exercise 3: autograph_loop -------------------------------------------------------------------
+def _years(start, target, rate):
+    """The expected answer, computed in float32 as the graph computes it."""
+    amount, years = np.float32(start), 0
+    while amount < np.float32(target):
+        amount = np.float32(amount * np.float32(1.0 + np.float32(rate)))
+        years += 1
+    return years, amount
+
+
+YEAR_CASES = [(100.0, 200.0, 0.07), (100.0, 100.0, 0.05), (1.0, 1000.0, 0.5), (50.0, 49.0, 0.1)]
+
+
+def _years_function(ns):
+    f = learner(ns, "years_to_reach")
+    expect(isinstance(f, me.Function), "years_to_reach should be an me.function: put @me.function above its def.")
+    return f
+
+
+@pytest.mark.autograph_loop
+@pytest.mark.parametrize("case", YEAR_CASES)
+def test_years_to_reach_counts_like_python(ns, case):
+    f = _years_function(ns)
+    result = f(*(me.constant(v) for v in case))
+    expect(isinstance(result, (tuple, list)) and len(result) == 2,
+           f"years_to_reach{case} should return (years, amount), got {result!r}")
+    years, amount = _years(*case)
+    expect_equal(result[0].dtype, me.int32, f"the dtype of years for years_to_reach{case}")
+    expect_equal(int(result[0].numpy()), years, f"years for years_to_reach{case}")
+    expect_close(result[1], amount, f"the amount for years_to_reach{case}")
+
+
+@pytest.mark.autograph_loop
+def test_years_to_reach_is_one_graph_loop(ns):
+    f = _years_function(ns)
+    graph = f.get_concrete_function(me.constant(100.0), me.constant(200.0), me.constant(0.07)).graph
+    loops = [n for n in graph.nodes if n.kind == "call" and n.op.name == "while" and n.index in (None, 0)]
+    expect_equal(len(loops), 1, "the number of `while` nodes in years_to_reach's graph (the loop should be in the "
+                                "graph, with a condition on tensors, not unrolled while tracing)\n" + str(graph))
+    before = f.experimental_get_tracing_count()
+    for case in YEAR_CASES:
+        f(*(me.constant(v) for v in case))
+    expect_equal(f.experimental_get_tracing_count(), before,
+                 "the number of traces after calls with other values of the same shapes (a graph loop runs "
+                 "as many times as the values need, so one trace serves every value)")
+
+
+# ---- exercise 4: saved_module ---------------------------------------------------------------------
+@pytest.mark.saved_module
+def test_normalizer_runs_eagerly(ns):
+    cls = learner(ns, "Normalizer")
+    model = cls([1.0, 2.0, 3.0], [2.0, 4.0, 0.5])
+    x = np.array([3.0, 2.0, 4.0], np.float32)
+    expect_close(model(me.constant(x)), (x - [1.0, 2.0, 3.0]) / [2.0, 4.0, 0.5], "Normalizer([1, 2, 3], [2, 4, 0.5])(x)")
+    names = sorted(type(v).__name__ for v in vars(model).values())
+    expect(names.count("Variable") >= 2, f"Normalizer should keep mean and std in me.Variables; its attributes are "
+                                         f"{', '.join(f'{k}: {type(v).__name__}' for k, v in vars(model).items())}")
+
+
+@pytest.mark.saved_module
+def test_normalizer_loads_in_a_fresh_process(ns, tmp_path):
+    cls = learner(ns, "Normalizer")
+    folder = str(tmp_path / "normalizer")
+    try:
+        me.saved_model.save(cls([1.0, 2.0, 3.0], [2.0, 4.0, 0.5]), folder)
+    except me.errors.InvalidArgumentError as e:
+        raise CheckFailure(f"me.saved_model.save(Normalizer(...), folder) failed: {e}") from None
+    script = (f"import minieager as me\n"
+              f"m = me.saved_model.load({folder!r})\n"
+              f"print(m(me.constant([3.0, 2.0, 4.0])).numpy().tolist())\n"
+              f"print(sorted(m.signatures), len(m.trainable_variables))\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    expect(out.returncode == 0, f"loading the saved Normalizer in a new Python failed:\n{out.stderr[-800:]}")
+    lines = out.stdout.splitlines()
+    expect_close(np.array(json.loads(lines[0]), np.float32), np.array([1.0, 0.0, 2.0], np.float32),
+                 "the loaded Normalizer's result for [3, 2, 4] (run in a new Python process)")
+    expect_equal(lines[1], "['serving_default'] 2", "the loaded object's signatures and number of trainable "
+                 "variables (a __call__ with an input_signature becomes the signature 'serving_default')")

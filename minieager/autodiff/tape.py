@@ -195,7 +195,11 @@ class GradientTape:
             self._recording = False     # as in TF: a used non-persistent tape records nothing more
         # Called inside its own context, a persistent tape is still recording, so it records the backward
         # ops (as TF does) and can differentiate this gradient again.
-        grads = backward(self._records, targets, target_grads, self._watched_only(flat_sources))
+        # A source that is itself a target has gradient ones (or its output_gradients), watched or not, as in TF:
+        # tape.gradient(v, v) is ones even for a variable the block never read.
+        target_ids = {t._id for t in targets}
+        wanted = [s for s in flat_sources if s._id in self._watched_ids or s._id in target_ids]
+        grads = backward(self._records, targets, target_grads, wanted)
         if not self._persistent:
             self._used = True
             self._records = []      # frees every intermediate nothing else holds

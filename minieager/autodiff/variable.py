@@ -259,3 +259,18 @@ def _assigned(tracer, attrs, outputs):
 # ``variable := value``: eagerly it runs at once; inside me.function it is a node of the graph.
 assign_variable = EffectOp("assign_variable", ("value",), "variable := value",
                            shape_rule=lambda value, variable: value, traced=_assigned)
+
+
+def read_as_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """``me.convert_to_tensor``: ``value`` as a Tensor. A Variable is read (a new Tensor holding its current
+    value, on the tape like any read, as TF's ``convert_to_tensor(variable)``), never returned itself: the
+    result stays the same when the variable is assigned later. ``dtype_hint`` is the dtype for a Python
+    value when ``dtype`` is not given (TF's argument)."""
+    if isinstance(value, Variable):
+        value = value.read_value()
+    elif dtype is None and dtype_hint is not None and not isinstance(value, Tensor):
+        try:
+            return convert_to_tensor(value, dtype=dtype_hint)
+        except InvalidArgumentError:     # a hint, not a demand: 2.5 with an int hint stays float
+            pass
+    return convert_to_tensor(value, dtype=dtype)

@@ -18,10 +18,11 @@ import itertools
 import numpy as np
 
 from .. import nest
-from ..engine import dtypes
-from ..engine.device import current_device
-from ..errors import InvalidArgumentError
-from ..engine.tensor import Tensor, place
+from ..engine import dtypes, recording
+from ..engine.device import CPU, current_device
+from ..engine.spec import TensorSpec
+from ..errors import InvalidArgumentError, NotFoundError, OutOfRangeError
+from ..engine.tensor import Tensor, TensorShape, place
 from ..ops import random as _random
 from ..ops.creation import constant
 
@@ -46,8 +47,18 @@ def _to_array(value, dtype=None):
     return constant(value, dtype=dtype)._host()
 
 
+def _leaf_array(a):
+    """An element's leaf as an array: a string row of an object array is a bare ``bytes``."""
+    return np.array(a, dtype=object) if isinstance(a, bytes) else np.asarray(a)
+
+
+def _to_tensor(a):
+    array = _leaf_array(a)
+    return place(array, CPU if array.dtype == object else current_device())   # strings stay on the host
+
+
 def _to_tensors(element):
-    return _map_structure(lambda a: place(np.asarray(a), current_device()), element)
+    return _map_structure(_to_tensor, element)
 
 
 def _call_with_element(fn, element):
@@ -57,18 +68,62 @@ def _call_with_element(fn, element):
 
 
 class _Iterator:
-    """What ``iter(dataset)`` returns: yields Tensors (also as ``.next()``, for TF 1 code)."""
+    """What ``iter(dataset)`` returns: yields Tensors (also as ``.next()``, for TF 1 code).
+
+    ``next(it)`` inside ``me.function`` on an iterator made outside it must give the next element on
+    every call of the function, not the one seen while tracing (TF: 1, 2, 3). So the trace records a
+    ``py_function`` node that advances the iterator each time the graph runs; the element the trace
+    looked at (for its dtypes and shapes) is kept and is what the first run returns. An iterator made
+    inside the traced function (``for x in dataset:``) is unrolled as the trace runs, as before.
+    """
 
     def __init__(self, elements):
         self._elements = elements
+        self._made_in_trace = bool(recording.tracers)
+        self._peeked = []          # the element a trace looked at, not yet returned by a run
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return _to_tensors(next(self._elements))
+        if recording.tracers and not self._made_in_trace:
+            return self._traced_next()
+        return _to_tensors(self._next_arrays())
 
     next = __next__
+
+    def get_next(self):
+        """TF's ``iterator.get_next()``: the same as ``next(iterator)``."""
+        return next(self)
+
+    def _next_arrays(self):
+        return self._peeked.pop() if self._peeked else next(self._elements)
+
+    def _traced_next(self):
+        from ..graph.effects import py_function   # the graph layer sits below data; imported on first use
+        if not self._peeked:
+            self._peeked.append(next(self._elements))    # StopIteration here ends a traced loop, as eagerly
+        structure = self._peeked[0]
+        specs = [TensorSpec(np.shape(a), dtypes.from_numpy(np.asarray(a).dtype)) for a in nest.flatten(structure)]
+
+        def advance():
+            try:
+                arrays = nest.flatten(self._next_arrays())
+            except StopIteration:
+                raise OutOfRangeError("next(iterator) inside me.function: the dataset has no more elements "
+                                      "(End of sequence). Catch me.errors.OutOfRangeError, or take as many "
+                                      "elements as the dataset has.") from None
+            for array, spec in zip(arrays, specs):
+                if np.shape(array) != spec.shape:
+                    raise InvalidArgumentError(
+                        f"next(iterator) inside me.function: this element has shape {np.shape(array)}, but the "
+                        f"function was traced for shape {spec.shape}. Make every element the same shape (e.g. "
+                        f"batch(..., drop_remainder=True)), or call next() outside the function.")
+            return arrays
+
+        outputs = py_function(advance, [], specs)
+        outputs = outputs if isinstance(outputs, list) else [outputs]    # one component: one tensor
+        return nest.pack_sequence_as(structure, outputs)
 
 
 # ---- the base class --------------------------------------------------------------------
@@ -85,13 +140,29 @@ class Dataset:
         return _Slices(tensors)
 
     @staticmethod
-    def from_generator(generator, output_types=None, output_shapes=None):
-        """The values ``generator()`` yields (it is called again on each pass).
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None):
+        """The values ``generator()`` yields (it is called again on each pass, with ``args`` if given).
 
-        With ``output_types`` (a dtype, or a tuple/dict of them) values are converted to those dtypes and
-        checked against ``output_shapes`` (None for any size); without, Python numbers become float32/int32.
+        ``output_signature`` (a ``me.TensorSpec``, or a tuple/dict of them; TF 2's way) or ``output_types``
+        (a dtype, or a tuple/dict of them) with ``output_shapes``: values are converted to those dtypes and
+        checked against the shapes (None for any size); with neither, Python numbers become float32/int32.
         """
+        if output_signature is not None:
+            if output_types is not None or output_shapes is not None:
+                raise InvalidArgumentError("from_generator: give output_signature, or output_types and "
+                                           "output_shapes, not both.")
+            output_types = _map_structure(lambda spec: _spec(spec).dtype, output_signature)
+            output_shapes = _map_structure(lambda spec: _spec(spec).shape, output_signature)
+        if args is not None:
+            plain = generator
+            values = tuple(a.numpy() if isinstance(a, Tensor) else a for a in args)
+            generator = lambda: plain(*values)   # noqa: E731
         return _Generator(generator, output_types, output_shapes)
+
+    @staticmethod
+    def from_tensors(tensors):
+        """One element: ``tensors`` whole (a tensor, or a tuple/dict of them)."""
+        return _Slices(_map_structure(lambda v: _to_array(v)[np.newaxis], tensors))
 
     @staticmethod
     def range(*args):
@@ -108,7 +179,7 @@ class Dataset:
         """Shuffle with a buffer of ``buffer_size`` elements (the whole dataset when it is at least that long)."""
         return _Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Stack ``batch_size`` consecutive elements into one (the last batch may be smaller)."""
         return _Batch(self, batch_size, drop_remainder)
 
@@ -124,7 +195,7 @@ class Dataset:
         """All but the first ``count`` elements (none for -1)."""
         return _Skip(self, count)
 
-    def map(self, map_func, num_parallel_calls=None):
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """``map_func`` applied to each element (a tuple's components are passed as separate arguments)."""
         return _Map(self, map_func)
 
@@ -140,9 +211,68 @@ class Dataset:
         """Accepted for TF compatibility; minieager runs the pipeline in the loop's own thread."""
         return self
 
+    def unbatch(self):
+        """Split each element along its first axis into rows: the inverse of ``batch``."""
+        return _Unbatch(self)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
+        """``batch``, padding each component at the end to the longest element of the batch (or to
+        ``padded_shapes``, where None means the longest) with ``padding_values`` (0, or b"" for strings)."""
+        return _PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def enumerate(self, start=0):
+        """Each element paired with its position, ``(i, element)``, i an int64 counting from ``start``."""
+        return _Enumerate(self, int(start))
+
+    def concatenate(self, dataset):
+        """This dataset's elements, then ``dataset``'s."""
+        return _Concatenate(self, dataset)
+
+    def flat_map(self, map_func):
+        """The elements of the datasets ``map_func(element)`` returns, one dataset after the other."""
+        return _FlatMap(self, map_func)
+
+    def shard(self, num_shards, index):
+        """Every ``num_shards``-th element, starting at ``index``."""
+        num_shards, index = int(num_shards), int(index)
+        if num_shards < 1 or not 0 <= index < num_shards:
+            raise InvalidArgumentError(f"shard: need num_shards >= 1 and 0 <= index < num_shards, got {num_shards} "
+                                       f"and {index}.")
+        return _Enumerate(self, 0).filter(lambda i, *element: i % num_shards == index).map(
+            lambda i, *element: element[0] if len(element) == 1 else element)
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``: a whole-dataset transformation written as a function."""
+        return transformation_func(self)
+
     # -- using it
     def __iter__(self):
         return _Iterator(self._elements())
+
+    def as_numpy_iterator(self):
+        """The elements as NumPy values (a scalar as a NumPy scalar, a string as bytes), as TF's."""
+        for element in self._elements():
+            yield _map_structure(lambda a: _leaf_array(a)[()] if np.ndim(a) == 0 else np.array(a), element)
+
+    def cardinality(self):
+        """The number of elements as an int64 scalar tensor; ``me.data.INFINITE_CARDINALITY`` (-1) for a
+        dataset that repeats forever, ``me.data.UNKNOWN_CARDINALITY`` (-2) when it cannot be known (a
+        filter, a generator)."""
+        return constant(self._cardinality(), dtype=dtypes.int64)
+
+    def reduce(self, initial_state, reduce_func):
+        """``reduce_func(state, element)`` over every element, from ``initial_state``: the final state."""
+        state = initial_state
+        for element in self:
+            state = reduce_func(state, *element) if isinstance(element, tuple) else reduce_func(state, element)
+        return state
+
+    def __getattr__(self, name):
+        # Only called for a name the dataset does not have: the same hint as a missing module name.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from .._hints import missing_member
+        raise missing_member("me.data.Dataset", Dataset, name, _MISSING)
 
     def __len__(self):
         n = self._cardinality()
@@ -163,6 +293,17 @@ class Dataset:
 
     def _cardinality(self):
         raise NotImplementedError
+
+
+_WRITE_IT = "Write it as a Python generator over the dataset and wrap it with Dataset.from_generator."
+_MISSING = {   # what to use instead of a tf.data method minieager lacks
+    "interleave": "Use flat_map (it reads the inner datasets one after the other, as interleave with cycle_length=1).",
+    "window": _WRITE_IT, "group_by_window": _WRITE_IT, "bucket_by_sequence_length": "Use padded_batch. " + _WRITE_IT,
+    "rejection_resample": _WRITE_IT, "scan": _WRITE_IT,
+    "snapshot": "Use cache(): it keeps the first pass in memory.",
+    "save": "Save the arrays with NumPy (np.save) and load them with Dataset.from_tensor_slices.",
+    "with_options": "Dataset options change nothing in minieager's one-thread pipelines; leave the call out.",
+}
 
 
 # ---- sources ---------------------------------------------------------------------------
@@ -465,6 +606,182 @@ class _Batch(Dataset):
         return n // self._size if self._drop else -(-n // self._size)
 
 
+class _Enumerate(Dataset):
+    def __init__(self, input_dataset, start):
+        self._input, self._start = input_dataset, start
+
+    def _elements(self):
+        for i, element in enumerate(self._input._elements(), self._start):
+            yield np.int64(i), element
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class _FlatMap(Dataset):
+    def __init__(self, input_dataset, fn):
+        self._input, self._fn = input_dataset, fn
+
+    def _elements(self):
+        for element in self._input._elements():
+            inner = _call_with_element(self._fn, element)
+            if not isinstance(inner, Dataset):
+                raise TypeError(f"flat_map: the function must return a Dataset, got {type(inner).__name__}.")
+            yield from inner._elements()
+
+    def _cardinality(self):
+        return UNKNOWN
+
+
+class _Concatenate(Dataset):
+    def __init__(self, first, second):
+        if not isinstance(second, Dataset):
+            raise TypeError(f"concatenate: expected a Dataset, got {type(second).__name__}.")
+        self._first, self._second = first, second
+
+    def _elements(self):
+        return itertools.chain(self._first._elements(), self._second._elements())
+
+    def _cardinality(self):
+        a, b = self._first._cardinality(), self._second._cardinality()
+        if INFINITE in (a, b):
+            return INFINITE
+        return UNKNOWN if UNKNOWN in (a, b) else a + b
+
+
+class _Unbatch(Dataset):
+    def __init__(self, input_dataset):
+        self._input = input_dataset
+
+    def _elements(self):
+        for element in self._input._elements():
+            leaves = [_leaf_array(a) for a in nest.flatten(element)]
+            if any(leaf.ndim == 0 for leaf in leaves):
+                raise InvalidArgumentError("unbatch: every component of an element needs a first axis to split, "
+                                           "but one is a scalar.")
+            if len({len(leaf) for leaf in leaves}) > 1:
+                raise InvalidArgumentError(
+                    f"unbatch: the components of an element have different numbers of rows "
+                    f"{[len(leaf) for leaf in leaves]}.")
+            for i in range(len(leaves[0])):
+                yield nest.pack_sequence_as(element, [leaf[i] for leaf in leaves])
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        return INFINITE if n == INFINITE else (0 if n == 0 else UNKNOWN)
+
+
+class _PaddedBatch(Dataset):
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        if int(batch_size) < 1:
+            raise InvalidArgumentError(f"padded_batch: batch_size must be at least 1, got {batch_size}.")
+        self._input, self._size, self._drop = input_dataset, int(batch_size), bool(drop_remainder)
+        self._shapes, self._values = padded_shapes, padding_values
+
+    def _elements(self):
+        elements = self._input._elements()
+        while True:
+            chunk = list(itertools.islice(elements, self._size))
+            if not chunk or (self._drop and len(chunk) < self._size):
+                return
+            columns = zip(*map(nest.flatten, chunk))
+            shapes = _flatten_like(chunk[0], self._shapes, _is_shape)
+            values = _flatten_like(chunk[0], self._values, _is_scalar)
+            yield nest.pack_sequence_as(chunk[0], [
+                _pad_and_stack([_leaf_array(p) for p in parts], i, shapes[i], values[i])
+                for i, parts in enumerate(columns)])
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+
+def _flatten_like(element, value, is_leaf):
+    """``value`` (padded_shapes or padding_values) split along the element's tuples and dicts, one entry per
+    component; a leaf value (``is_leaf``: a shape, or a scalar) serves every component below it."""
+    if value is None or is_leaf(value):
+        return [value] * len(nest.flatten(element))
+    if isinstance(element, dict):
+        return [leaf for key in sorted(element) for leaf in _flatten_like(element[key], value[key], is_leaf)]
+    if isinstance(element, tuple) and len(value) == len(element):
+        return [leaf for e, v in zip(element, value) for leaf in _flatten_like(e, v, is_leaf)]
+    raise InvalidArgumentError(f"padded_batch: {value!r:.60} does not match the structure of the elements.")
+
+
+def _is_shape(value):
+    return isinstance(value, (list, TensorShape)) or (
+        isinstance(value, tuple) and all(v is None or isinstance(v, (int, np.integer)) for v in value)) or (
+        isinstance(value, Tensor) and value.dtype.is_integer)
+
+
+def _is_scalar(value):
+    return not isinstance(value, (tuple, dict))
+
+
+def _pad_and_stack(parts, component, padded_shape, value):
+    ranks = {p.ndim for p in parts}
+    if len(ranks) > 1:
+        raise InvalidArgumentError(f"padded_batch: the elements of component {component} have different ranks "
+                                   f"{sorted(ranks)}; only their sizes may differ.")
+    longest = tuple(max(sizes) for sizes in zip(*(p.shape for p in parts))) if parts[0].ndim else ()
+    if padded_shape is not None:
+        wanted = tuple(padded_shape.numpy().tolist() if isinstance(padded_shape, Tensor) else padded_shape)
+        if len(wanted) != len(longest):
+            raise InvalidArgumentError(f"padded_batch: padded_shapes {wanted} for component {component} does not "
+                                       f"have the elements' rank {len(longest)}.")
+        for have, want in zip(longest, wanted):
+            if want is not None and want >= 0 and have > want:
+                raise InvalidArgumentError(f"padded_batch: an element of component {component} has size {have}, "
+                                           f"more than padded_shapes allows ({want}).")
+        longest = tuple(have if want is None or want < 0 else want for have, want in zip(longest, wanted))
+    dtype = parts[0].dtype
+    fill = value.numpy() if isinstance(value, Tensor) else value
+    if fill is None:
+        fill = b"" if dtype == object else 0
+    elif dtype == object and isinstance(fill, str):
+        fill = fill.encode("utf-8")
+    out = np.full((len(parts),) + longest, fill, dtype=dtype)
+    for i, p in enumerate(parts):
+        out[(i,) + tuple(slice(0, n) for n in p.shape)] = p
+    return out
+
+
+def _spec(spec):
+    if not isinstance(spec, TensorSpec):
+        raise TypeError(f"from_generator: output_signature must be a me.TensorSpec or a tuple/dict of them, got "
+                        f"{type(spec).__name__}.")
+    return spec
+
+
+class TextLineDataset(Dataset):
+    """The lines of text files, as scalar string tensors without their line ends (as ``tf.data.TextLineDataset``).
+
+    The files are read lazily, on each pass; a missing file is an error when the pass reaches it.
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        if compression_type not in (None, ""):
+            raise InvalidArgumentError("TextLineDataset: compressed files are not supported; decompress them first.")
+        names = filenames.numpy() if isinstance(filenames, Tensor) else filenames
+        names = [names] if isinstance(names, (str, bytes)) or np.ndim(names) == 0 else list(np.ravel(names))
+        self._files = [n.decode() if isinstance(n, bytes) else str(n) for n in names]
+
+    def _elements(self):
+        for filename in self._files:
+            try:
+                handle = open(filename, "rb")
+            except FileNotFoundError:
+                raise NotFoundError(f"TextLineDataset: {filename}: No such file or directory.") from None
+            with handle:
+                for line in handle:
+                    yield np.array(line.rstrip(b"\n").removesuffix(b"\r"), dtype=object)
+
+    def _cardinality(self):
+        return UNKNOWN
+
+
 def _stack(parts, component):
     shapes = {np.shape(p) for p in parts}
     if len(shapes) > 1:
@@ -473,4 +790,4 @@ def _stack(parts, component):
         raise InvalidArgumentError(
             f"batch: cannot stack elements of different shapes in component {component}: the first element has "
             f"shape {first} and element {other} has shape {np.shape(parts[other])}.")
-    return np.stack(parts)
+    return np.stack([_leaf_array(p) for p in parts])

@@ -44,13 +44,20 @@ def to_array(value, op="constant"):
     """
     if hasattr(value, "__array__"):
         array = np.asarray(value)
+        if array.dtype.kind in "USO":
+            return _strings(array, value, op), dtypes.string
         return array, dtypes.as_dtype(array.dtype)
+    if isinstance(value, (str, bytes)):
+        return _strings(np.array(value, dtype=object), value, op), dtypes.string
     try:
         array = np.array(value)
     except ValueError as err:
         raise InvalidArgumentError(
             f"{op}: cannot make a tensor from a ragged nested list (rows of different lengths): {err}. "
             f"Every row must have the same length.") from None
+    if array.dtype.kind in "US" or (array.dtype == object and array.size and all(
+            isinstance(v, (str, bytes)) for v in array.ravel())):
+        return _strings(np.array(value, dtype=object), value, op), dtypes.string
     if array.dtype == object:
         if all(isinstance(v, int) for v in np.array(value, dtype=object).ravel()):
             raise InvalidArgumentError(
@@ -59,9 +66,23 @@ def to_array(value, op="constant"):
         raise InvalidArgumentError(
             f"{op}: cannot make a tensor from {type(value).__name__} value {value!r:.80}: "
             f"expected numbers, bools, nested lists of them, NumPy arrays or tensors.")
-    if array.dtype.kind in "US":
-        raise InvalidArgumentError(f"{op}: minieager tensors hold numbers and bools, not strings ({value!r:.80}).")
     return array, python_default_dtype(array)
+
+
+def _strings(array, value, op):
+    """A string tensor's array: an object array of ``bytes`` (str is encoded as UTF-8), as TF's ``numpy()``."""
+    array = np.array(array, dtype=object) if array.dtype != object else array.copy()
+    flat = array.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif isinstance(v, np.bytes_):
+            flat[i] = bytes(v)
+        elif not isinstance(v, bytes):
+            raise InvalidArgumentError(
+                f"{op}: cannot make a tensor from {value!r:.80}: it mixes strings with {type(v).__name__} "
+                f"values. A string tensor holds only strings (me.strings.as_string turns numbers into strings).")
+    return array
 
 
 def fit(array, dtype, op):
@@ -71,6 +92,13 @@ def fit(array, dtype, op):
     -2147483648 in int32, 2.5 does not become 2, nan has no integer, and 1e40 does not become inf in
     float32. (``me.cast`` is the op that converts with wrapping and truncation, as in TF.)
     """
+    if dtype.is_string or array.dtype == object:
+        if not (dtype.is_string and array.dtype == object):
+            raise DTypeError(
+                f"{op}: cannot make a {dtype.name} tensor from {array.dtype.name if array.dtype != object else 'string'} "
+                f"values: strings and numbers do not convert into each other here. Use me.strings.to_number(s) "
+                f"or me.strings.as_string(x).")
+        return array.copy()
     if array.dtype == dtype.np_dtype:
         return np.array(array, copy=True)     # the tensor owns its memory
     if dtype.is_bool and array.dtype.kind != "b" and array.size:

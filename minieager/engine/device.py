@@ -3,7 +3,8 @@
 Every tensor lives on one device, named like TensorFlow's short names: ``"/cpu:0"``,
 ``"/gpu:0"``, ``"/gpu:1"``. A CPU tensor holds a NumPy array, a GPU tensor a numba CUDA device array
 (``minieager/kernels/cuda``, the optional ``cuda`` extra). ``to_host`` and ``to_device`` are the
-only two ways an array crosses between them; without a GPU, asking for one raises a clear error.
+only two ways an array crosses between them. Without a GPU, ``with me.device("/gpu:0")`` places on the
+CPU (soft placement, as TF 2) and ``t.gpu()`` raises a clear error.
 """
 import contextlib
 import re
@@ -18,6 +19,20 @@ _DEVICE_RE = re.compile(r"^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:devi
 
 # The device new tensors are placed on; `with me.device(...)` pushes onto this stack.
 _device_stack = [CPU]
+
+# Soft placement (TF 2's default): `with me.device("/gpu:0")` on a machine without that device places on
+# the CPU instead of failing, and tensor.device says so. me.config.set_soft_device_placement(False) makes
+# it an error again. An explicit copy (t.gpu()) always needs the device.
+_soft_placement = [True]
+
+
+def set_soft_device_placement(enabled):
+    """Whether ``me.device`` falls back to the CPU for a device this machine lacks (on by default, as TF 2)."""
+    _soft_placement[0] = bool(enabled)
+
+
+def get_soft_device_placement():
+    return _soft_placement[0]
 
 
 def canonical_device(name):
@@ -55,9 +70,18 @@ def current_device():
 
 @contextlib.contextmanager
 def device(name):
-    """Place the tensors created inside this block on ``name`` (``"/cpu:0"``, ``"/gpu:0"``, ``"/gpu:1"``)."""
+    """Place the tensors created inside this block on ``name`` (``"/cpu:0"``, ``"/gpu:0"``, ``"/gpu:1"``).
+
+    A device this machine lacks means the CPU while soft placement is on (the default, as TF 2); with
+    ``me.config.set_soft_device_placement(False)`` it is a NotFoundError naming what was found.
+    """
     name = canonical_device(name)
-    check_available(name)
+    try:
+        check_available(name)
+    except NotFoundError:
+        if not _soft_placement[0]:
+            raise
+        name = CPU
     _device_stack.append(name)
     try:
         yield name

@@ -20,7 +20,7 @@ from ..errors import InvalidArgumentError
 class DType:
     """An element type. Compare with ``==`` to a DType, a NumPy dtype or a name."""
 
-    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool", "min", "max")
+    __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool", "is_string", "min", "max")
 
     def __init__(self, name, np_dtype):
         self.name = name
@@ -29,6 +29,7 @@ class DType:
         self.is_floating = self.np_dtype.kind == "f"
         self.is_integer = self.np_dtype.kind in "iu"
         self.is_bool = self.np_dtype.kind == "b"
+        self.is_string = self.np_dtype.kind == "O"     # a string tensor holds Python bytes objects, as TF's numpy()
         # The range as plain Python numbers: converting a Python value next to a tensor checks it each time.
         info = np.finfo(self.np_dtype) if self.is_floating else np.iinfo(self.np_dtype) if self.is_integer else None
         self.min, self.max = (None, None) if info is None else (info.min.item() if self.is_floating else int(info.min),
@@ -65,9 +66,14 @@ int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 bool_ = DType("bool", np.bool_)
 
+# Strings: byte strings (UTF-8 for text), held as a NumPy object array of Python ``bytes``. Only the ops
+# that move or compare elements, and me.strings, take them (see engine/op.py); they are not numbers,
+# so they are left out of ALL and of ``wider``.
+string = DType("string", object)
+
 ALL = (bool_, uint8, int32, int64, float16, float32, float64)
-_BY_NAME = {d.name: d for d in ALL}
-BY_NUMPY = {d.np_dtype: d for d in ALL}   # the lookup every new tensor does (tensor.wrap)
+_BY_NAME = {d.name: d for d in ALL + (string,)}
+BY_NUMPY = {d.np_dtype: d for d in ALL + (string,)}   # the lookup every new tensor does (tensor.wrap)
 _RANK = {d: i for i, d in enumerate(ALL)}
 
 # NumPy dtypes we accept by converting to the nearest supported one.
@@ -99,6 +105,8 @@ def as_dtype(value):
         return int32
     if value is bool:
         return bool_
+    if value is str or value is bytes:
+        return string
     try:
         np_dtype = np.dtype(value)
     except TypeError:
@@ -117,6 +125,8 @@ def wider(a, b):
     """The dtype to suggest casting ``a`` and ``b`` to (see the order above)."""
     if a is b:
         return a
+    if a is string or b is string:    # no number dtype holds text (nor the other way round)
+        return string
     lo, hi = sorted((a, b), key=_RANK.__getitem__)
     if lo is int64 and hi is float16:
         return float32

@@ -5,13 +5,15 @@ wraps the result in a new Tensor, and, only when a GradientTape is open, hands t
 the tape so that it can be played backwards later. Everything the public op set offers
 (``me.add``, ``me.reduce_mean``, ``me.conv2d`` ...) is either an Op or a composition of Ops.
 """
+import functools
 from types import MappingProxyType
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError, ResourceExhaustedError, out_of_memory
 from ..kernels.registry import get_kernel
 from . import recording
+from .dtypes import string as _STRING
 from .device import CPU
 from .recording import observers, tracers  # lists that are only ever mutated, so these names stay valid
 from .tensor import wrap
@@ -34,6 +36,10 @@ class Op:
     selective ``vjp`` also takes ``needs``, one bool per input, and returns None where it is
               False: for ops whose input gradients cost as much as the op itself (matmul,
               conv2d), so that the gradient of a constant input (the data) is never computed
+    strings   whether the op takes string tensors: only ops that move, pick or compare elements
+              (reshape, getitem, concat ...) and me.strings' ops do; any other op gets a clear error
+              before its kernel (a numba loop cannot take Python bytes objects; a NumPy one would
+              silently concatenate them in a sum)
     shape_rule ``shape_rule(*inputs, **attrs)`` -> the output's ``AbstractArray`` (a tuple of them
               for several outputs), from the inputs' ``AbstractArray``s (dtype and shape, no
               values; see engine/abstract.py): what ``me.function`` traces with
@@ -43,11 +49,11 @@ class Op:
               shapes stay in the op's function, which runs once, while tracing.
     """
 
-    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "shape_rule",
-                 "check", "_kernels")
+    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "strings",
+                 "shape_rule", "check", "_kernels")
 
     def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1, selective=False,
-                 shape_rule=None, check=None):
+                 strings=False, shape_rule=None, check=None):
         self.name = name
         self.inputs = tuple(inputs)
         self.formula = formula or f"{name}({', '.join(self.inputs)})"
@@ -55,6 +61,7 @@ class Op:
         self.vjp = vjp
         self.num_outputs = num_outputs
         self.selective = selective
+        self.strings = strings   # whether string tensors may reach its kernel (see string_error)
         self.shape_rule = shape_rule
         self.check = check
         self._kernels = {}   # device name -> kernel (with the value check before it), one dict lookup
@@ -75,23 +82,28 @@ class Op:
         # no ``**attrs`` unpacking when there are none. ``into=`` (an operand's array that an
         # elementwise kernel may write its result over, see temporaries.py) travels as an attr;
         # it is only ever given when no tape is open, so no tape records it.
+        if inputs[0]._dtype is _STRING and not self.strings:
+            raise string_error(self.name)
         if tracers:                                  # me.function is tracing: record, do not run
             return tracers[-1].call(self, inputs, attrs)
         device = inputs[0]._device
         kernel = self._kernels.get(device) or self._load_kernel(device)
-        if attrs:                                    # axis=, strides= ...
-            if len(inputs) == 1:
-                result = kernel(inputs[0]._value, **attrs)
+        try:                                         # (free in Python 3.11 unless it raises)
+            if attrs:                                # axis=, strides= ...
+                if len(inputs) == 1:
+                    result = kernel(inputs[0]._value, **attrs)
+                else:
+                    self._check_devices(inputs, device)
+                    result = kernel(*[t._value for t in inputs], **attrs)
+            elif len(inputs) == 2 and inputs[1]._device == device:
+                result = kernel(inputs[0]._value, inputs[1]._value)
+            elif len(inputs) == 1:
+                result = kernel(inputs[0]._value)
             else:
                 self._check_devices(inputs, device)
-                result = kernel(*[t._value for t in inputs], **attrs)
-        elif len(inputs) == 2 and inputs[1]._device == device:
-            result = kernel(inputs[0]._value, inputs[1]._value)
-        elif len(inputs) == 1:
-            result = kernel(inputs[0]._value)
-        else:
-            self._check_devices(inputs, device)
-            result = kernel(*[t._value for t in inputs])
+                result = kernel(*[t._value for t in inputs])
+        except MemoryError as err:                   # NumPy's bare "Unable to allocate": say which op
+            raise out_of_memory(self.name, err) from None
         if self.num_outputs == 1:
             output = wrap(result, device)
             if observers:                    # a GradientTape (or a variable watcher) is open:
@@ -115,7 +127,7 @@ class Op:
         a plain method call costs less than ``op(a, b)``, which packs ``*inputs`` and ``**attrs``.
         """
         device = a._device
-        if b._device != device or tracers:
+        if b._device != device or tracers or a._dtype is _STRING:
             return self(a, b)                # __call__ explains the mismatch, or records the call
         kernel = self._kernels.get(device) or self._load_kernel(device)
         output = wrap(kernel(a._value, b._value), device)
@@ -179,7 +191,10 @@ class EffectOp(Op):
         if tracers:
             return tracers[-1].effect(self, inputs, attrs)
         kernel = self._kernels.get(CPU) or self._load_kernel(CPU)
-        result = kernel(*[t._value for t in inputs], **attrs)
+        try:
+            result = kernel(*[t._value for t in inputs], **attrs)
+        except MemoryError as err:
+            raise out_of_memory(self.name, err) from None
         if result is None:
             return None
         if self.num_outputs == 1:
@@ -199,6 +214,30 @@ def _checked(check, kernel):
     checked_kernel.__name__ = getattr(kernel, "__name__", "kernel")
     checked_kernel.unchecked = kernel
     return checked_kernel
+
+
+def string_error(op_name):
+    """The error for a string tensor given to an op that takes numbers."""
+    return DTypeError(
+        f"{op_name}: string tensors are not numbers, and {op_name} takes numbers. Strings go through the ops "
+        f"that move or compare elements (==, indexing, reshape, concat, gather ...) and me.strings "
+        f"(length, to_number, join ...); me.strings.to_number(s) makes numbers from them.")
+
+
+def names_memory_errors(op_name):
+    """Decorate a function that allocates its result directly (``zeros``, ``fill`` ...), not through an Op,
+    so that running out of memory raises a ResourceExhaustedError naming ``op_name``, as Ops do."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except MemoryError as err:
+                if isinstance(err, ResourceExhaustedError):
+                    raise
+                raise out_of_memory(op_name, err) from None
+        return wrapper
+    return decorate
 
 
 def _check_numerics(name, outputs):

@@ -14,8 +14,16 @@ class name_scope:
     __slots__ = ("_path",)
 
     def __init__(self, name):
+        if name.endswith("/"):       # as TF: a name ending in "/" is a full path, not nested in the open scope
+            self._path = name[:-1]
+            return
         outer = open_scopes[-1]
         self._path = f"{outer}/{name}" if outer else name
+
+    @property
+    def name(self):
+        """The full scope path with a trailing "/" ("outer/name/"), as TF's ``name_scope.name``."""
+        return self._path + "/"
 
     def __enter__(self):
         open_scopes.append(self._path)

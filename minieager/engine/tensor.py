@@ -77,6 +77,12 @@ class UnknownShape:
 UNKNOWN_SHAPE = UnknownShape()
 
 
+def host_or_current_device(array):
+    """Where a new tensor of ``array`` goes: the current device, but strings always stay on the CPU (as in TF,
+    a GPU holds no string tensor)."""
+    return CPU if array.dtype.kind == "O" else current_device()
+
+
 def place(array, device):
     """A new Tensor on ``device`` from a host (NumPy) array, copied to the GPU if ``device`` is one."""
     return wrap(array if device == CPU else to_device(array, device), device)
@@ -106,7 +112,8 @@ class Tensor:
 
     def __init__(self, value, dtype=None):
         """``me.Tensor(value, dtype)``: the tensor ``me.constant(value, dtype)`` makes."""
-        t = place(np.asarray(checked_array(value, dtype, "constant"), order="C"), current_device())
+        array = np.asarray(checked_array(value, dtype, "constant"), order="C")
+        t = place(array, host_or_current_device(array))
         self._value, self._dtype, self._device, self._id = t._value, t._dtype, t._device, t._id
 
     # ---- what a tensor is -------------------------------------------------------------
@@ -141,6 +148,8 @@ class Tensor:
         changes the tensor."""
         value = self._value
         if type(value) is np.ndarray or is_host_array(value):   # the first test is the quick common case
+            if value.dtype.kind == "O" and value.ndim == 0:
+                return value[()]       # a scalar string is its bytes object, as TF's numpy() gives b'text'
             return np.array(value, copy=True)
         return to_host(value)
 

@@ -6,6 +6,8 @@ tracing.py       Tracer: records op calls into a Graph (hooked into Op.__call__)
 function.py      me.function, ConcreteFunction, signatures and retracing
 effects.py       graph mode's EffectOps (engine/op.py): optimizer updates, me.print, me.py_function
 control_flow.py  me.cond, me.while_loop (subgraphs)
+autograph/       me.autograph: Python if/while/for on tensors rewritten into me.cond / me.while_loop
+saved_model.py   me.saved_model: traced functions and variables saved to a folder and loaded back
 compat/v1.py     me.compat.v1: Session, placeholder, py_func
 draw.py          Graph.draw(): the tape debugger's visual language
 passes/          the optimisation passes and fusion

@@ -132,7 +132,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         out = outer.effect(op, (pred, *captured), attrs)
     else:
         op = Op("cond", ("pred", "captured"), "true_graph if pred else false_graph",
-                grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=_cond_vjp, num_outputs=n)
+                grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=_cond_vjp, num_outputs=n,
+                shape_rule=lambda *inputs, **attrs: results if n > 1 else results[0])
         out = outer.record(op, (pred, *captured), attrs, results)
     flat = [out] if n == 1 else list(out)
     return nest.pack_sequence_as(true_result, flat)
@@ -198,7 +199,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
                       traced=lambda tracer, a, o: tracer.forget_reads(), num_outputs=len(flat))
         out = outer.effect(op, (*flat, *captured), attrs)
     else:
-        op = Op("while", ("loop_vars", "captured"), formula, num_outputs=len(flat))
+        op = Op("while", ("loop_vars", "captured"), formula, num_outputs=len(flat),
+                shape_rule=lambda *inputs, **a: results if len(flat) > 1 else results[0])
         out = outer.record(op, (*flat, *captured), attrs, results)
     out = [out] if len(flat) == 1 else list(out)
     packed = nest.pack_sequence_as(structure, out)

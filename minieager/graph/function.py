@@ -29,6 +29,7 @@ from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
 from . import passes
 from .passes.cse import freeze
+from .autograph import convert_for_tracing
 from .ir import run
 from .tracing import Tracer
 
@@ -109,13 +110,16 @@ class ConcreteFunction:
 class Function:
     """What ``me.function(f)`` returns: call it like ``f``."""
 
-    def __init__(self, python_function, input_signature=None, optimize=True, name=None, reduce_retracing=False):
+    def __init__(self, python_function, input_signature=None, optimize=True, name=None, autograph=True,
+                 reduce_retracing=False):
         if not callable(python_function):
             raise TypeError(f"me.function wraps a Python function, got {type(python_function).__name__}.")
         self.python_function = python_function
         self.input_signature = None if input_signature is None else self._check_signature(input_signature)
         self.optimize = optimize
         self.reduce_retracing = bool(reduce_retracing)
+        self.autograph = autograph   # trace the AutoGraph-converted function (graph/autograph)
+        self._traced_function = None
         self.name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         self._concrete = {}          # call signature -> ConcreteFunction
@@ -138,20 +142,26 @@ class Function:
         # A decorated method: bind the instance (one trace per instance, as the instance is a Python argument).
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return BoundFunction(self, instance)
 
     # ---- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs, instance=()):
         if _run_eagerly:
-            return self.python_function(*args, **kwargs)
-        concrete, tensors = self._concrete_for(args, kwargs)
+            return self.python_function(*instance, *args, **kwargs)
+        concrete, tensors = self._concrete_for(args, kwargs, instance)
         return concrete._call_flat(tensors)
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (tensors or me.TensorSpec), tracing if needed."""
+        return self._get_concrete(args, kwargs)
+
+    def _get_concrete(self, args, kwargs, instance=()):
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-        return self._concrete_for(args, kwargs)[0]
+        return self._concrete_for(args, kwargs, instance)[0]
 
     def experimental_get_tracing_count(self):
         """How many times the Python function has been traced."""
@@ -166,11 +176,14 @@ class Function:
         bound.apply_defaults()
         return bound
 
-    def _concrete_for(self, args, kwargs):
+    def _concrete_for(self, args, kwargs, instance=()):
+        """``instance``: ``(obj,)`` for a method called as ``obj.method(...)`` (the input_signature
+        describes the arguments after it)."""
         specs = []
         if self.input_signature is not None:
-            args = self._check_against_signature(args, kwargs)
-            kwargs, specs = {}, self.input_signature
+            args = self._check_against_signature(args, kwargs, len(instance))
+            kwargs, specs = {}, [None] * len(instance) + list(self.input_signature)
+        args = tuple(instance) + tuple(args)
         bound = self._bind(args, kwargs)
         leaves, key_parts, tensors = [], [], []
         for index, (pname, value) in enumerate(bound.arguments.items()):
@@ -239,14 +252,14 @@ class Function:
             self._keep.append(leaf)
             return "python", ("object", id(leaf)), leaf
 
-    def _check_against_signature(self, args, kwargs):
+    def _check_against_signature(self, args, kwargs, skip=0):
         if kwargs:
-            args = tuple(self._bind(args, kwargs).args)
+            args = tuple(self._bind((None,) * skip + tuple(args), kwargs).args)[skip:]
         specs = self.input_signature
         if len(args) != len(specs):
             raise TypeError(f"{self.name}() was declared with input_signature of {len(specs)} tensors "
                             f"({', '.join(map(repr, specs))}), but got {len(args)} arguments.")
-        names = list(self._signature.parameters)
+        names = list(self._signature.parameters)[skip:]
         checked = []
         for i, (spec, arg) in enumerate(zip(specs, args)):
             arg_name = names[i] if i < len(names) else f"args[{i}]"
@@ -300,7 +313,7 @@ class Function:
             for pname in bound.arguments:
                 bound.arguments[pname] = nest.pack_sequence_as(
                     bound.arguments[pname], [next(it) for _ in nest.flatten(bound.arguments[pname])])
-            result = self.python_function(*bound.args, **bound.kwargs)
+            result = self._function_to_trace()(*bound.args, **bound.kwargs)
             flat_out = []
             for leaf in nest.flatten(result):
                 if leaf is None:
@@ -321,6 +334,13 @@ class Function:
         if self.optimize:   # the optimisation passes (graph/passes); concrete.graph stays as traced
             concrete.run_graph, concrete.pass_reports = passes.optimize(graph)
         return concrete
+
+    def _function_to_trace(self):
+        if not self.autograph:
+            return self.python_function
+        if self._traced_function is None:
+            self._traced_function = convert_for_tracing(self.python_function)
+        return self._traced_function
 
     def __repr__(self):
         return f"<me.function {self.name}: {len(self._concrete)} trace(s)>"
@@ -355,6 +375,26 @@ def _merge(earlier, key):
     return tuple((pname, structure, tuple(next(merged) for _ in parts)) for pname, structure, parts in key)
 
 
+class BoundFunction:
+    """``obj.method`` for an ``@me.function`` method: calls it with ``obj`` first; the method's
+    ``input_signature`` describes the arguments after ``self``. Everything else is the Function's."""
+
+    def __init__(self, function, instance):
+        self.function, self.instance = function, instance
+
+    def __call__(self, *args, **kwargs):
+        return self.function._call(args, kwargs, (self.instance,))
+
+    def get_concrete_function(self, *args, **kwargs):
+        return self.function._get_concrete(args, kwargs, (self.instance,))
+
+    def __getattr__(self, name):
+        return getattr(self.function, name)
+
+    def __repr__(self):
+        return f"<bound me.function {self.function.name} of {type(self.instance).__name__}>"
+
+
 def _structure_key(value):
     """A hashable picture of a nested argument's structure (the leaves are keyed apart)."""
     if isinstance(value, dict):
@@ -364,16 +404,18 @@ def _structure_key(value):
     return "."
 
 
-def function(func=None, input_signature=None, optimize=True, autograph=False, jit_compile=None,
+def function(func=None, input_signature=None, optimize=True, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None):
     """``@me.function`` or ``me.function(f, input_signature=[...])``: see the module docstring.
     ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
+    ``autograph=True`` (as in TF) traces the function with its Python ``if``/``while``/``for`` on tensors
+    converted to me.cond / me.while_loop (see graph/autograph); ``autograph=False`` traces it as written.
     ``reduce_retracing=True`` (TF's older name: ``experimental_relax_shapes``) traces a shape that
     changed once more with the changed dimensions unknown, and reuses that graph.
-    ``autograph`` and ``jit_compile`` are accepted so that TensorFlow code runs, and have no effect
-    (minieager has no AutoGraph)."""
+    ``jit_compile`` is accepted so that TensorFlow code runs, and has no effect."""
     relax = bool(reduce_retracing or experimental_relax_shapes)
     if func is None:
         return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name,
-                                  reduce_retracing=relax)
-    return Function(func, input_signature=input_signature, optimize=optimize, name=name, reduce_retracing=relax)
+                                  autograph=autograph, reduce_retracing=relax)
+    return Function(func, input_signature=input_signature, optimize=optimize, name=name, autograph=autograph,
+                    reduce_retracing=relax)

@@ -92,22 +92,33 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Save the model's weights after each epoch (or only when ``monitor`` improves, ``save_best_only``).
+    """Save the model after each epoch (or only when ``monitor`` improves, ``save_best_only``), as Keras 3.
 
-    ``filepath`` may name the epoch and logs: ``"ckpt/weights-{epoch:02d}-{val_loss:.2f}"``. minieager
-    saves weights only (a ``me.train.Checkpoint``, read back with ``model.load_weights``).
+    ``filepath`` may name the epoch and logs: ``"ckpt/model-{epoch:02d}-{val_loss:.2f}.keras"``. The whole model
+    (``model.save``, read back with ``me.keras.models.load_model``) goes to a path ending in ``.keras``; with
+    ``save_weights_only=True`` the weights go to a ``.weights.h5`` file (needs h5py) or, for any other name, a
+    minieager checkpoint (``model.load_weights`` reads both back).
     """
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
                  mode="auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__()
-        if not save_weights_only:
+        filepath = os.fspath(filepath)
+        if not save_weights_only and not filepath.endswith(".keras"):
             raise InvalidArgumentError(
-                "ModelCheckpoint: minieager saves a model's weights, not the whole model (its Python code is the "
-                "architecture). Pass save_weights_only=True, and rebuild the model before model.load_weights(path).")
+                f"ModelCheckpoint: the filepath must end in .keras to save the whole model, as Keras 3 requires "
+                f"(got {filepath!r}). Or pass save_weights_only=True to save the weights only.")
+        if save_weights_only and filepath.endswith(".keras"):
+            raise InvalidArgumentError(
+                f"ModelCheckpoint: save_weights_only=True writes weights, not a .keras model file (got {filepath!r}); "
+                f"name it e.g. 'ckpt.weights.h5', or drop save_weights_only to save the whole model.")
+        if save_weights_only and filepath.endswith(".h5"):
+            from .saving import _h5py
+            _h5py("ModelCheckpoint", filepath)     # no h5py: say so now, not after the first epoch
         if save_freq != "epoch":
             raise InvalidArgumentError("ModelCheckpoint: only save_freq='epoch' is supported.")
-        self.filepath, self.monitor, self.verbose, self.save_best_only = os.fspath(filepath), monitor, verbose, save_best_only
+        self.filepath, self.monitor, self.verbose, self.save_best_only = filepath, monitor, verbose, save_best_only
+        self.save_weights_only = save_weights_only
         self.mode = _mode(mode, monitor)
         self.best = initial_value_threshold
 
@@ -121,9 +132,13 @@ class ModelCheckpoint(Callback):
                 return
             self.best = value
         path = self.filepath.format(epoch=epoch + 1, **logs)
-        self.model.save_weights(path)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
         if self.verbose > 0:
-            print(f"Epoch {epoch + 1}: saved the model's weights to {path}")
+            what = "the model's weights" if self.save_weights_only else "the model"
+            print(f"Epoch {epoch + 1}: saved {what} to {path}")
 
 
 class LearningRateScheduler(Callback):

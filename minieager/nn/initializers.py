@@ -10,6 +10,7 @@ import math
 from ..engine import dtypes
 from ..ops import random
 from ..ops.creation import fill, ones as _ones, zeros as _zeros
+from ._config import Configurable
 from ._lookup import by_name
 
 # The standard deviation of a unit normal truncated at +-2: dividing by it keeps the variance exact.
@@ -25,7 +26,7 @@ def _fans(shape):
     return shape[-2] * receptive, shape[-1] * receptive
 
 
-class Initializer:
+class Initializer(Configurable):
     """Base class: ``__call__(shape, dtype=me.float32)`` returns a new Tensor."""
 
     def __call__(self, shape, dtype=dtypes.float32):
@@ -125,5 +126,5 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal":
 
 
 def get(identifier):
-    """An initializer from a name ("glorot_uniform"), an Initializer, or any callable(shape, dtype)."""
+    """An initializer from a name ("glorot_uniform"), an Initializer, or any callable(shape, dtype=...)."""
     return by_name("an initializer", _BY_NAME, identifier, create=True)

@@ -7,9 +7,9 @@ For ``model.compile(loss=...)`` there are Keras-style objects and names too:
 from ..ops import elementwise as ew
 from ..ops import nn as nn_ops
 from ..ops.creation import convert_to_tensor
-from ..ops.indexing import one_hot
 from ..ops.reductions import reduce_mean, reduce_sum
-from ..ops.shape import reshape
+from ..ops.shape import expand_dims, reshape
+from ._config import Configurable
 from ._lookup import by_name
 
 _EPSILON = 1e-7     # keeps log() finite for probabilities of exactly 0 or 1 (Keras' epsilon)
@@ -20,10 +20,31 @@ def _float_labels(labels, like):
     return labels if labels.dtype is like.dtype else ew.cast(labels, like.dtype)
 
 
+def _same_rank(labels, predictions):
+    """Labels (batch,) against predictions (batch, 1), or the reverse: Keras' ``squeeze_or_expand_to_same_rank``
+    (a rank-1 side gains the axis of size 1, otherwise the other side loses it), instead of broadcasting the
+    two to (batch, batch)."""
+    def match(a, b):      # a has one axis more than b, of size 1
+        return (a, expand_dims(b, -1)) if b.ndim == 1 else (reshape(a, tuple(a.shape[:-1])), b)
+    if labels.ndim == predictions.ndim + 1 and labels.shape[-1] == 1:
+        labels, predictions = match(labels, predictions)
+    elif predictions.ndim == labels.ndim + 1 and predictions.shape[-1] == 1:
+        predictions, labels = match(predictions, labels)
+    return labels, predictions
+
+
 def mean_squared_error(labels, predictions):
     """mean((labels - predictions)^2) over every element."""
     predictions = convert_to_tensor(predictions)
-    return reduce_mean(ew.square(ew.subtract(predictions, _float_labels(labels, predictions))))
+    labels, predictions = _same_rank(_float_labels(labels, predictions), predictions)
+    return reduce_mean(ew.square(ew.subtract(predictions, labels)))
+
+
+def mean_absolute_error(labels, predictions):
+    """mean(|labels - predictions|) over every element."""
+    predictions = convert_to_tensor(predictions)
+    labels, predictions = _same_rank(_float_labels(labels, predictions), predictions)
+    return reduce_mean(ew.abs(ew.subtract(predictions, labels)))
 
 
 def sparse_softmax_cross_entropy(labels, logits):
@@ -43,7 +64,7 @@ def softmax_cross_entropy(onehot_labels, logits):
 def binary_crossentropy(labels, logits_or_probs, from_logits=False):
     """Mean binary cross-entropy of 0/1 labels against logits (from_logits=True) or probabilities."""
     x = convert_to_tensor(logits_or_probs)
-    z = _float_labels(labels, x)
+    z, x = _same_rank(_float_labels(labels, x), x)
     if from_logits:   # max(x, 0) - x z + log(1 + exp(-|x|)): no overflow for any x
         per_element = ew.add(ew.subtract(ew.relu(x), ew.multiply(x, z)), ew.log1p(ew.exp(ew.negative(ew.abs(x)))))
     else:
@@ -60,7 +81,7 @@ def _probabilities_xent(onehot, probs):
 
 
 # ---- Keras-style loss objects: ``loss(y_true, y_pred)`` -> scalar ---------------------------------
-class Loss:
+class Loss(Configurable):
     """A loss for ``model.compile``: called as ``loss(y_true, y_pred)``, returning the batch mean."""
 
     name = "loss"
@@ -79,6 +100,13 @@ class MeanSquaredError(Loss):
         return mean_squared_error(y_true, y_pred)
 
 
+class MeanAbsoluteError(Loss):
+    name = "mean_absolute_error"
+
+    def __call__(self, y_true, y_pred):
+        return mean_absolute_error(y_true, y_pred)
+
+
 class SparseCategoricalCrossentropy(Loss):
     """Integer labels against logits (from_logits=True) or softmax probabilities (the default, as in Keras)."""
 
@@ -90,9 +118,10 @@ class SparseCategoricalCrossentropy(Loss):
     def __call__(self, y_true, y_pred):
         if self.from_logits:
             return sparse_softmax_cross_entropy(y_true, y_pred)
+        # As Keras: log(clipped probabilities) are logits whose softmax is the probabilities (renormalised),
+        # and the sparse op checks every label is a class index, eagerly and traced.
         y_pred = convert_to_tensor(y_pred)
-        labels = reshape(convert_to_tensor(y_true), (-1,))
-        return _probabilities_xent(one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype), y_pred)
+        return sparse_softmax_cross_entropy(y_true, ew.log(ew.clip_by_value(y_pred, _EPSILON, 1 - _EPSILON)))
 
     def __repr__(self):
         return f"SparseCategoricalCrossentropy(from_logits={self.from_logits})"
@@ -110,6 +139,7 @@ class CategoricalCrossentropy(Loss):
         if self.from_logits:
             return softmax_cross_entropy(y_true, y_pred)
         y_pred = convert_to_tensor(y_pred)
+        y_pred = ew.divide(y_pred, reduce_sum(y_pred, axis=-1, keepdims=True))   # rows summing to 1, as Keras
         return _probabilities_xent(_float_labels(y_true, y_pred), y_pred)
 
     def __repr__(self):
@@ -129,7 +159,8 @@ class BinaryCrossentropy(Loss):
         return f"BinaryCrossentropy(from_logits={self.from_logits})"
 
 
-_BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
+_BY_NAME = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError, "mae": MeanAbsoluteError,
+            "mean_absolute_error": MeanAbsoluteError,
             "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
             "categorical_crossentropy": CategoricalCrossentropy, "binary_crossentropy": BinaryCrossentropy}
 

@@ -23,6 +23,7 @@ from ..engine.recording import tracers
 from ..errors import InvalidArgumentError
 from ..graph.effects import trace_apply_gradients
 from ..kernels.registry import get_kernel
+from ._config import Configurable
 from ..ops.creation import convert_to_tensor
 
 _global_step = None
@@ -61,7 +62,7 @@ def _store(variable, array):
     variable._set(to_device(array, variable._device))
 
 
-class Optimizer:
+class Optimizer(Configurable):
     """Base class. Subclasses name their slots in ``slot_names`` and implement ``_update``."""
 
     slot_names = ()
@@ -72,6 +73,10 @@ class Optimizer:
         self.iterations = Variable(np.int64(0), trainable=False, name=f"{name}/iter")
         self._slots = {}           # variable id -> {slot name: slot Variable}
         self._slot_list = []       # (variable, slot name, slot Variable), in creation order
+
+    def get_config(self):
+        """The constructor's arguments, with the learning rate as it is now (a scheduler may have changed it)."""
+        return {**super().get_config(), "learning_rate": self.learning_rate}
 
     # ---- slots --------------------------------------------------------------------------
     def _slots_for(self, var):
@@ -165,6 +170,11 @@ class Optimizer:
         kernel = _update_kernels.get((rule, var._device))
         if kernel is None:
             kernel = _update_kernels[(rule, var._device)] = get_kernel(rule, var._device)
+        if isinstance(var._value, np.ndarray) and var._value.ndim == 0:
+            # NumPy returns a 0-d result as a scalar, which a kernel's ``out=`` cannot take: update shape (1,)
+            args = [a.reshape(1) if isinstance(a, np.ndarray) else a for a in (var._value, grad, *slots_and_scalars)]
+            results = kernel(*args)
+            return results.reshape(()) if isinstance(results, np.ndarray) else tuple(r.reshape(()) for r in results)
         return kernel(var._value, grad, *slots_and_scalars)
 
     def minimize(self, loss, var_list=None, global_step=None, name=None):

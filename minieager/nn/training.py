@@ -17,6 +17,7 @@ from ..autodiff.tape import GradientTape
 from ..errors import InvalidArgumentError
 from ..engine.tensor import Tensor
 from ..ops.creation import convert_to_tensor
+from ..ops.reductions import reduce_mean
 from . import losses, metrics as metrics_lib, optimizers
 
 
@@ -54,22 +55,42 @@ class History:
 
 
 # ---- compile ------------------------------------------------------------------------------------
-def _resolve_metric(name, loss):
-    """Keras' "accuracy" means the accuracy that fits the loss: sparse labels, one-hot, or exact."""
-    if isinstance(name, str) and name.lower() in ("accuracy", "acc"):
-        kind = getattr(loss, "name", "")
-        cls = (metrics_lib.SparseCategoricalAccuracy if kind == "sparse_categorical_crossentropy" else
-               metrics_lib.CategoricalAccuracy if kind == "categorical_crossentropy" else metrics_lib.Accuracy)
-        return cls(name="accuracy")
-    return metrics_lib.get(name)
+def _resolve_metric(identifier, y_true, y_pred):
+    """The metric ``identifier`` names, for labels and predictions shaped like these (Keras 3's rule).
+
+    "accuracy" means the accuracy that fits the shapes: one output unit -> BinaryAccuracy (threshold 0.5);
+    integer labels with one axis fewer (or a last axis of 1) -> SparseCategoricalAccuracy; one-hot labels
+    -> CategoricalAccuracy.
+    """
+    if isinstance(identifier, str) and identifier.lower() in ("accuracy", "acc"):
+        t_shape, p_shape = tuple(np.shape(y_true)), tuple(y_pred.shape)
+        binary = len(p_shape) > 0 and p_shape[-1] == 1
+        sparse = len(t_shape) < len(p_shape) or (len(t_shape) > 0 and t_shape[-1] == 1 and p_shape[-1] > 1)
+        cls = (metrics_lib.BinaryAccuracy if binary else
+               metrics_lib.SparseCategoricalAccuracy if sparse else metrics_lib.CategoricalAccuracy)
+        return cls(name=identifier)
+    if callable(identifier) and not isinstance(identifier, metrics_lib.Metric):
+        return metrics_lib.MeanMetricWrapper(identifier)
+    return metrics_lib.get(identifier)
 
 
 def compile_parts(optimizer, loss, metrics):
     if loss is None:
         raise InvalidArgumentError("compile: a loss is required, e.g. loss='mse' or "
                                    "loss=me.losses.SparseCategoricalCrossentropy(from_logits=True).")
-    loss = losses.get(loss)
-    return optimizers.get(optimizer), dict(loss=loss, metrics=[_resolve_metric(m, loss) for m in metrics or ()])
+    if isinstance(metrics, (str, metrics_lib.Metric)) or callable(metrics):
+        metrics = [metrics]
+    for m in metrics or ():     # a misspelt name fails here, not after the first batch
+        if not (isinstance(m, str) and m.lower() in ("accuracy", "acc")) and not callable(m):
+            metrics_lib.get(m)
+    return optimizers.get(optimizer), dict(loss=losses.get(loss), metric_ids=list(metrics or ()), metrics=None)
+
+
+def _metrics_for(parts, y_true, y_pred):
+    """The compiled metrics, made on the first batch (when the shapes that resolve "accuracy" are known)."""
+    if parts["metrics"] is None:
+        parts["metrics"] = [_resolve_metric(m, y_true, y_pred) for m in parts["metric_ids"]]
+    return parts["metrics"]
 
 
 def _compiled(model, what):
@@ -128,6 +149,13 @@ def _split_batch(batch):
     return batch
 
 
+def _batch_loss(loss_fn, y, predictions):
+    """The batch's loss, a scalar: a loss function giving one value per example (keras.losses.MSE) is averaged,
+    as Keras' "sum_over_batch_size" reduction does, so its gradient is that of the mean, not the sum."""
+    loss = convert_to_tensor(loss_fn(y, predictions))
+    return loss if loss.ndim == 0 else reduce_mean(loss)
+
+
 # ---- fit / evaluate / predict ----------------------------------------------------------------------
 def _logs(loss_mean, metric_list, prefix=""):
     logs = {f"{prefix}loss": float(loss_mean.result())}
@@ -146,9 +174,30 @@ def _callback_list(model, callbacks):
     return callbacks
 
 
-def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks=None):
+def _split_off_validation(x, y, validation_split):
+    """(x, y) for training and the last ``validation_split`` of them for validation, before any shuffling (as Keras)."""
+    if not 0 < validation_split < 1:
+        raise InvalidArgumentError(f"fit: validation_split must be a fraction between 0 and 1, got {validation_split}.")
+    if _is_dataset(x):
+        raise InvalidArgumentError(
+            "fit: validation_split works on arrays only (as Keras); with a dataset, pass validation_data=another "
+            "dataset (e.g. from ds.take(n) and ds.skip(n)).")
+    xs, ys = np.asarray(x), None if y is None else np.asarray(y)
+    split_at = int(np.floor(len(xs) * (1.0 - validation_split)))
+    if split_at == 0 or split_at == len(xs):
+        raise InvalidArgumentError(
+            f"fit: validation_split={validation_split} of {len(xs)} examples leaves an empty training or validation "
+            f"set; use more examples or another fraction.")
+    return (xs[:split_at], None if ys is None else ys[:split_at]), (xs[split_at:], None if ys is None else ys[split_at:])
+
+
+def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed, callbacks=None,
+        validation_split=0.0):
     parts = _compiled(model, "fit")
-    loss_fn, metric_list, optimizer = parts["loss"], parts["metrics"], model.optimizer
+    if validation_split and validation_data is None:       # validation_data wins when both are given, as Keras
+        (x, y), validation_data = _split_off_validation(x, y, validation_split)
+    loss_fn, optimizer = parts["loss"], model.optimizer
+    metric_list = parts["metrics"] or []
     rng = np.random.default_rng(seed)
     history = History()
     loss_mean = metrics_lib.Mean("loss")
@@ -160,7 +209,7 @@ def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed
         for c in callbacks:
             c.on_epoch_begin(epoch)
         loss_mean.reset_state()
-        for m in metric_list:
+        for m in parts["metrics"] or ():
             m.reset_state()
         total, batches = _batches("fit", x, y, batch_size, shuffle, rng)
         bar = _progress(total, verbose, f"Epoch {epoch + 1}/{epochs}")
@@ -170,10 +219,11 @@ def fit(model, x, y, batch_size, epochs, verbose, validation_data, shuffle, seed
             xb, yb = _split_batch(batch)
             with GradientTape() as tape:
                 predictions = model(xb, training=True)
-                loss = loss_fn(yb, predictions)
+                loss = _batch_loss(loss_fn, yb, predictions)
             variables = model.trainable_variables
             optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
             loss_mean.update_state(loss, sample_weight=len(predictions))
+            metric_list = _metrics_for(parts, yb, predictions)
             for m in metric_list:
                 m.update_state(yb, predictions)
             for c in callbacks:
@@ -211,20 +261,22 @@ def _validation_pair(data):
 def evaluate(model, x, y, batch_size, verbose, as_dict=False):
     parts = _compiled(model, "evaluate")
     loss_mean = metrics_lib.Mean("loss")
-    metric_list = [type(m)(name=m.name) for m in parts["metrics"]]   # fresh state: fit's stays intact
+    metric_list = None
     total, batches = _batches("evaluate", x, y, batch_size)
     bar = _progress(total, verbose, "evaluate")
     for batch in batches:
         xb, yb = _split_batch(batch)
         predictions = model(xb, training=False)
-        loss_mean.update_state(parts["loss"](yb, predictions), sample_weight=len(predictions))
+        loss_mean.update_state(_batch_loss(parts["loss"], yb, predictions), sample_weight=len(predictions))
+        if metric_list is None:      # fresh copies of the compiled metrics: fit's running state stays intact
+            metric_list = [m._fresh() for m in _metrics_for(parts, yb, predictions)]
         for m in metric_list:
             m.update_state(yb, predictions)
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    logs = _logs(loss_mean, metric_list)
+    logs = _logs(loss_mean, metric_list or [])
     if as_dict:
         return logs
     return logs["loss"] if not metric_list else list(logs.values())

@@ -11,7 +11,7 @@ Axes have their own module, ``_axes.py``.
 import numpy as np
 
 from ..engine.convert import dtype_argument
-from ..errors import InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError
 
 _INT32_MAX = 2**31 - 1
 
@@ -125,4 +125,11 @@ def split_sizes(num_or_size_splits, n, op_name, axis):
     return sizes
 
 
-dtype = dtype_argument   # ``_args.dtype(value, op_name)``: a dtype argument, as the other checks here
+def dtype(value, op_name, strings=False):
+    """A dtype argument (``me.float32``, ``"int32"`` ...) as a DType. ``me.string`` only where ``strings``:
+    an op that makes numbers (ones, eye, cast, one_hot, random ...) cannot make text."""
+    result = dtype_argument(value, op_name)
+    if result.is_string and not strings:
+        raise DTypeError(f"{op_name}: dtype must be a number or bool dtype, got string. me.strings.as_string turns "
+                         f"numbers into strings.")
+    return result

@@ -16,6 +16,7 @@ from ..engine.abstract import AbstractArray
 from ..engine.abstract import broadcast_shapes as abstract_broadcast
 from ..engine.convert import to_array
 from ..engine.device import CPU
+from ..engine.op import string_error
 from ..engine.tensor import Tensor, place, wrap
 from ..errors import DTypeError, InvalidArgumentError
 from .creation import convert_to_tensor
@@ -27,6 +28,8 @@ _ORDINALS = ("first", "second", "third", "fourth")
 def _fits(array, dtype):
     """Whether every value of ``array`` has an exact-enough value in ``dtype`` (no truncation, no overflow)."""
     kind = array.dtype.kind
+    if kind == "O" or dtype.is_string:      # text and numbers never convert into each other here
+        return kind == "O" and dtype.is_string
     if dtype.is_bool:
         return kind == "b"
     if kind == "b" or array.size == 0:
@@ -48,6 +51,8 @@ def _scalar_fits(value, dtype):
     """``_fits`` for one Python number, in plain Python (the common ``x * 2`` must stay cheap)."""
     if dtype.is_bool:
         return isinstance(value, (bool, np.bool_))
+    if dtype.is_string:
+        return False
     if isinstance(value, (float, np.floating)):
         if dtype.is_integer:
             return float(value).is_integer() and dtype.min <= value <= dtype.max
@@ -56,6 +61,9 @@ def _scalar_fits(value, dtype):
 
 
 def _hint(array, dtype):
+    if dtype.is_string or array.dtype.kind == "O":
+        return ("Strings and numbers do not convert into each other implicitly: use me.strings.as_string(x) or "
+                "me.strings.to_number(s)")
     if dtype.is_bool:
         return "Compare first (x != 0), or cast the tensor with me.cast(x, me.int32)"
     if dtype.is_floating or array.dtype.kind == "f":
@@ -78,7 +86,8 @@ def _convert_like(value, dtype, device, op_name, position=None):
         fits = array.dtype == dtype.np_dtype or _fits(array, dtype)
     if not fits:
         shown = f"the value {value!r:.60}" if isinstance(value, _PYTHON_SCALARS) else \
-            f"the {type(value).__name__} of dtype {array.dtype} (values {array.min()}..{array.max()})"
+            f"the {type(value).__name__} of dtype {array.dtype}" + (
+                f" (values {array.min()}..{array.max()})" if array.size and array.dtype.kind != "O" else "")
         if position is not None:
             shown += f" (the {_ORDINALS[min(position, 3)]} argument)"
         whose = "the variable's dtype" if position is None else "the dtype of the tensor beside it"
@@ -148,6 +157,8 @@ def check_not_bool(op_name, *tensors):
 
 def check_float(op_name, x):
     if not x._dtype.is_floating:
+        if x._dtype.is_string:
+            raise string_error(op_name)
         raise DTypeError(
             f"{op_name} needs a floating-point tensor, got {x.dtype.name} with shape {tuple(x.shape)}. "
             f"Cast it first: me.cast(x, me.float32).")

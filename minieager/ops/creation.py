@@ -10,11 +10,13 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.convert import checked_array, fit
 from ..engine.device import current_device, to_host
-from ..engine.tensor import Tensor, place
-from ..errors import InvalidArgumentError
+from ..engine.op import names_memory_errors
+from ..engine.tensor import Tensor, host_or_current_device, place
+from ..errors import DTypeError, InvalidArgumentError
 from . import _args
 
 
+@names_memory_errors("constant")
 def constant(value, dtype=None, shape=None, name=None):
     """A tensor holding ``value``; ``shape`` reshapes it or fills it from a scalar."""
     array = checked_array(value, dtype, "constant")
@@ -28,7 +30,7 @@ def constant(value, dtype=None, shape=None, name=None):
             raise InvalidArgumentError(
                 f"constant: {array.size} values cannot fill shape {shape} "
                 f"({math.prod(shape)} elements).")
-    return place(np.asarray(array, order="C"), current_device())
+    return place(np.asarray(array, order="C"), host_or_current_device(array))
 
 
 def convert_to_tensor(value, dtype=None, name=None):
@@ -52,28 +54,52 @@ def _shape_tuple(shape, op):
     return _args.integers([shape] if isinstance(shape, (int, np.integer)) else shape, op, "shape", minimum=0)
 
 
+@names_memory_errors("zeros")
+def _zeros_array(shape, dtype):
+    """Zeros of ``dtype``; for strings the empty string, as TF's ``zeros(..., tf.string)``."""
+    return np.full(shape, b"", dtype=object) if dtype.is_string else np.zeros(shape, dtype.np_dtype)
+
+
+@names_memory_errors("zeros")
+def _zeros_array(shape, dtype):
+    """Zeros of ``dtype``; for strings the empty string, as TF's ``zeros(..., tf.string)``."""
+    return np.full(shape, b"", dtype=object) if dtype.is_string else np.zeros(shape, dtype.np_dtype)
+
+
+def _no_string_ones(dtype, op):
+    if dtype.is_string:
+        raise DTypeError(f"{op}: strings have no 1; make string tensors with me.constant or me.fill.")
+
+
 def zeros(shape, dtype=dtypes.float32, name=None):
-    dtype = _args.dtype(dtype, "zeros")
-    return place(np.zeros(_shape_tuple(shape, "zeros"), dtype.np_dtype), current_device())
+    dtype = _args.dtype(dtype, "zeros", strings=True)
+    array = _zeros_array(_shape_tuple(shape, "zeros"), dtype)
+    return place(array, host_or_current_device(array))
 
 
+@names_memory_errors("ones")
 def ones(shape, dtype=dtypes.float32, name=None):
     dtype = _args.dtype(dtype, "ones")
     return place(np.ones(_shape_tuple(shape, "ones"), dtype.np_dtype), current_device())
 
 
+@names_memory_errors("zeros_like")
 def zeros_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
-    dtype = x._dtype if dtype is None else _args.dtype(dtype, "zeros_like")
-    return place(np.zeros(x._value.shape, dtype.np_dtype), x._device)   # on x's device, as its ops are
+    dtype = x._dtype if dtype is None else _args.dtype(dtype, "zeros_like", strings=True)
+    return place(_zeros_array(x._value.shape, dtype), x._device)   # on x's device, as its ops are
 
 
+@names_memory_errors("ones_like")
 def ones_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else _args.dtype(dtype, "ones_like")
+    if dtype.is_string:
+        raise DTypeError("ones_like: strings have no 1; make string tensors with me.constant or me.fill.")
     return place(np.ones(x._value.shape, dtype.np_dtype), x._device)
 
 
+@names_memory_errors("fill")
 def fill(dims, value, name=None):
     value = convert_to_tensor(value)
     if value.ndim != 0:
@@ -82,12 +108,14 @@ def fill(dims, value, name=None):
                  current_device())
 
 
+@names_memory_errors("eye")
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
     num_rows = _args.integer(num_rows, "eye", "num_rows", minimum=0)
     num_columns = num_rows if num_columns is None else _args.integer(num_columns, "eye", "num_columns", minimum=0)
     return place(np.eye(num_rows, num_columns, dtype=_args.dtype(dtype, "eye").np_dtype), current_device())
 
 
+@names_memory_errors("range")
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF's name)
     """``me.range(5)`` -> [0 1 2 3 4]; like Python's range, but floats work too."""
     if limit is None:
@@ -106,12 +134,21 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 (TF'
     return place(fit(np.arange(*values), dtype, "range"), current_device())   # ints: never wrapped
 
 
+@names_memory_errors("linspace")
 def linspace(start, stop, num, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (both included). Integer ends give float64, as
+    TF's ``linspace(-2, 2, 5)``; a float end gives its dtype (a Python float: float32)."""
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    if not start.dtype.is_floating:
-        raise InvalidArgumentError(f"linspace: start and stop must be floats, got {start.dtype.name}.")
+    for t in (start, stop):
+        if not (t.dtype.is_floating or t.dtype.is_integer) or t.ndim != 0:
+            raise InvalidArgumentError(
+                f"linspace: start and stop must be number scalars, got {t.dtype.name} of shape {tuple(t.shape)}.")
+    floats = [t.dtype for t in (start, stop) if t.dtype.is_floating]
+    if len(set(floats)) > 1:
+        raise InvalidArgumentError(f"linspace: start is {start.dtype.name} but stop is {stop.dtype.name}; cast one.")
+    dtype = floats[0] if floats else dtypes.float64
     num = _args.integer(num, "linspace", "num", minimum=0)
-    return place(np.linspace(start._host(), stop._host(), num, dtype=start.dtype.np_dtype),
+    return place(np.linspace(start._host(), stop._host(), num, dtype=dtype.np_dtype),
                  current_device())
 
 

@@ -14,7 +14,7 @@ from ..engine.abstract import broadcast, broadcast_bool, dtype_attr, of, same
 from ..engine.abstract import where as where_rule
 from ..engine.device import to_host
 from ..errors import DTypeError, InvalidArgumentError
-from ..engine.op import Op
+from ..engine.op import Op, string_error
 from ..engine.recording import tracers
 from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor
@@ -36,7 +36,7 @@ def _binary(op, arithmetic=True):
     """
     assert op.num_outputs == 1, "Op.binary wraps one output"
     name = op.name
-    bool_ = dtypes.bool_
+    bool_, string_ = dtypes.bool_, dtypes.string
     run = op.binary
 
     def make(temporary):
@@ -45,6 +45,8 @@ def _binary(op, arithmetic=True):
                 x, y = operands(op.name, x, y)   # scalars, arrays, variables, mixed dtypes
             if arithmetic and x._dtype is bool_:
                 check_not_bool(op.name, x)
+            elif x._dtype is string_:
+                return _string_binary(op, x, y)
             if x._value.shape != y._value.shape:
                 check_broadcast(op.name, x, y)
             if arithmetic and not tracers and x._value.size >= MIN_SIZE:   # (a trace's sizes may be None)
@@ -62,6 +64,23 @@ def _binary(op, arithmetic=True):
     function = make(temporaries.argument)
     function.operator = make(temporaries.operand)
     return function
+
+
+# == and != of string tensors compare the bytes (NumPy, kernels/cpu/strings.py); every other binary op
+# refuses strings, naming itself.
+_STRING_COMPARISONS = {
+    "equal": Op("string_equal", ("a", "b"), "a == b (strings)", strings=True, shape_rule=broadcast_bool),
+    "not_equal": Op("string_not_equal", ("a", "b"), "a != b (strings)", strings=True, shape_rule=broadcast_bool),
+}
+
+
+def _string_binary(op, x, y):
+    compare = _STRING_COMPARISONS.get(op.name)
+    if compare is None:
+        raise string_error(op.name)
+    if x._value.shape != y._value.shape:
+        check_broadcast(op.name, x, y)
+    return compare(x, y)
 
 
 def _selective(grad_a, grad_b):

@@ -165,15 +165,27 @@ _gather_grad = Op("gather_grad", ("dy", "indices"), "scatter_add(dy, indices)", 
 
 def gather(params, indices, axis=0, name=None):
     """Rows (or slices along ``axis``) of ``params`` picked by integer ``indices``."""
+    return _checked_gather(params, indices, axis, "gather")
+
+
+def _checked_gather(params, indices, axis, op_name):
+    """``gather``, with its checks' errors naming ``op_name`` (gather, or embedding_lookup that calls it)."""
     params = convert_to_tensor(params)
     try:
         indices = convert_to_tensor(indices)
     except InvalidArgumentError as err:
-        raise InvalidArgumentError(f"gather: indices: {err}") from None
+        raise InvalidArgumentError(f"{op_name}: indices: {err}") from None
     if not indices.dtype.is_integer:
-        raise DTypeError(f"gather: indices must be integers, got {indices.dtype.name}.")
-    axis = normalize_axis(axis, params.ndim, "gather")
-    return _gather(params, indices, axis=axis)     # the indices' values: checked with the kernel
+        raise DTypeError(f"{op_name}: indices must be integers, got {indices.dtype.name}.")
+    axis = normalize_axis(axis, params.ndim, op_name)
+    if getattr(indices, "_tracer", None) is None:    # eagerly: the message names the op called (embedding_lookup)
+        n, values = params.shape[axis], indices._host()
+        if values.size and (values.min() < -n or values.max() >= n):
+            bad = values[(values < -n) | (values >= n)].flat[0]
+            raise InvalidArgumentError(
+                f"{op_name}: index {bad} is out of range for axis {axis} of size {n} (params shape "
+                f"{tuple(params.shape)}).")
+    return _gather(params, indices, axis=axis)     # and the kernel's check, on every run of a graph
 
 
 _one_hot = Op("one_hot", ("indices",), shape_rule=lambda indices, depth, on_value, off_value, dtype: AbstractArray(
@@ -263,6 +275,10 @@ def scatter_nd(indices, updates, shape, name=None):
     indices, updates = convert_to_tensor(indices), convert_to_tensor(updates)
     shape = _shape_tuple(shape, "scatter_nd")
     k = _check_nd_indices("scatter_nd", indices, shape)
+    if k == 0:     # as TF, which raises here too ("Indices and updates specified for empty output shape")
+        raise InvalidArgumentError(
+            f"scatter_nd: each index needs at least one coordinate (indices of shape (..., k), k >= 1), got "
+            f"indices of shape {tuple(indices.shape)}.")
     wanted = tuple(indices.shape[:-1]) + shape[k:]
     if tuple(updates.shape) != wanted:
         raise InvalidArgumentError(
@@ -347,4 +363,4 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     if max_norm is not None:
         raise InvalidArgumentError("embedding_lookup: max_norm is not supported; clip the rows with "
                                    "me.clip_by_norm after the lookup.")
-    return gather(params, ids)
+    return _checked_gather(params, ids, 0, "embedding_lookup")

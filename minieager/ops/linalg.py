@@ -168,6 +168,11 @@ _einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the o
 
 def einsum(equation, *inputs, name=None):
     """Sums of products named by subscripts: ``me.einsum("ij,jk->ik", a, b)`` is ``a @ b``."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum: the first argument is the equation, a string such as 'ij,jk->ik', got "
+                        f"{type(equation).__name__} {equation!r:.40}. Write me.einsum(equation, *tensors).")
+    if not inputs:
+        raise InvalidArgumentError(f"einsum: the equation {equation!r} needs at least one tensor after it, got none.")
     tensors = operands("einsum", *inputs) if len(inputs) > 1 else [convert_to_tensor(inputs[0])]
     check_not_bool("einsum", *tensors)
     subs, output = _parse_einsum(equation, len(tensors))

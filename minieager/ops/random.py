@@ -11,7 +11,7 @@ from ..engine.abstract import AbstractArray
 from ..engine.op import EffectOp
 from ..engine.recording import tracers
 from ..engine.tensor import place, wrap
-from ..errors import DTypeError, InvalidArgumentError
+from ..errors import DTypeError, InvalidArgumentError, out_of_memory
 from ..kernels.registry import get_kernel, register_kernel
 from . import _args
 from .creation import _shape_tuple, convert_to_tensor
@@ -66,7 +66,10 @@ def _random(kind, draw, shape, dtype, device=None):
     tracing would otherwise be a constant: the same numbers every call)."""
     if tracers:
         return _draw_op(kind)(draw=draw, shape=tuple(shape), dtype=dtype)
-    return place(draw(), device or current_device())
+    try:
+        return place(draw(), device or current_device())
+    except MemoryError as err:
+        raise out_of_memory(f"random.{kind}", err) from None
 
 
 def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):

@@ -18,7 +18,7 @@ from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
 from ._operands import check_float, check_not_bool
 from .creation import convert_to_tensor
-from .shape import broadcast_like, broadcast_to, expand_dims, reshape, stop_gradient
+from .shape import broadcast_like, broadcast_to, concat, expand_dims, reshape, stop_gradient
 
 
 def _grad_to_input_shape(dy, x, axis):
@@ -240,24 +240,57 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     return _cumsum(x, axis=normalize_axis(axis, x.ndim, "cumsum"), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
+def _shift_right(t, axis):
+    """``t`` moved one place along ``axis``, a zero coming in at the start and the last element dropped."""
+    from .indexing import getitem
+    n = t._value.shape[axis]
+    first = [slice(None)] * t.ndim
+    first[axis] = slice(0, min(n, 1))
+    rest = list(first)
+    rest[axis] = slice(0, max(n - 1, 0))
+    return concat([ew.zeros_like(getitem(t, tuple(first))), getitem(t, tuple(rest))], axis=axis)
+
+
+def _linear_recurrence_vjp(dy, a, b, out, axis, transpose):
+    # h = b + a * shifted(h) is linear in b: its transpose (the other direction) carries dy back. a[r] met
+    # h[r-1] (forward) or h[r] met a[r] through h[r-1] (transposed): a product with a shifted factor each.
+    back = _linear_recurrence(a, dy, axis=axis, transpose=not transpose)
+    da = back * _shift_right(out, axis) if not transpose else _shift_right(back, axis) * out
+    return da, back
+
+
+_linear_recurrence = Op(
+    "linear_recurrence", ("a", "b"), "h = b + a * (h one place back along axis)",
+    ("the recurrence run back over dy, times h one place back", "the recurrence run back over dy"),
+    vjp=_linear_recurrence_vjp, shape_rule=lambda a, b, axis, transpose: b)
+
+
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """The running product along ``axis``, as TF's: [a, b, c] -> [a, ab, abc]; ``exclusive`` starts from 1
     ([1, a, ab]), ``reverse`` runs from the end ([abc, bc, c]).
 
-    Output i is ``reduce_prod`` over a window of the input (the others replaced by 1), so its gradient is
-    reduce_prod's, exact at zeros too (TF's divides by x). The price: n^2 work for an axis of length n.
+    One pass of the recurrence h[i] = x[i] * h[i-1] (the op ``linear_recurrence``, h = b + a * h shifted,
+    with b = x at the start and a = x after it). Its gradient runs the recurrence back over dy, so it
+    never divides by x: exact at zeros (TF's divides), in O(n) time and memory, and differentiable again.
     """
     x = convert_to_tensor(x)
     check_not_bool("cumprod", x)
     axis = normalize_axis(axis, x.ndim, "cumprod")
     n = x.shape[axis]
-    out, inp = np.ogrid[:n, :n]        # window[i, j]: whether input j is in the product of output i
     if reverse:
-        window = inp > out if exclusive else inp >= out
-    else:
-        window = inp < out if exclusive else inp <= out
-    window = place(window.reshape((n, n) + (1,) * (x.ndim - axis - 1)), x._device)
-    return reduce_prod(ew.where(window, expand_dims(x, axis), 1), axis=axis + 1)
+        x = _reversed(x, axis)
+    position = np.arange(n).reshape((n,) + (1,) * (x.ndim - axis - 1))
+    first = place(position == 0, x._device)
+    zero = ew.zeros_like(x)
+    out = _linear_recurrence(ew.where(first, zero, x), ew.where(first, x, zero), axis=axis, transpose=False)
+    if exclusive:     # [1, a, ab]: the inclusive products one place on, a 1 first
+        out = _shift_right(out, axis) + place(np.broadcast_to(first, x.shape).astype(x.dtype.np_dtype), x._device)
+    return _reversed(out, axis) if reverse else out
+
+
+def _reversed(t, axis):
+    from .indexing import getitem
+    return getitem(t, tuple(slice(None, None, -1) if i == axis else slice(None) for i in range(t.ndim)))
 
 
 # ---- undoing broadcasting ------------------------------------------------------------------------

@@ -12,3 +12,8 @@ from .record import (  # noqa: F401
     always_record_summaries, never_record_summaries, record_if, record_summaries_every_n_global_steps,
     should_record_summaries)
 from .writer import SummaryWriter, create_file_writer, flush  # noqa: F401
+
+
+def __getattr__(name):
+    from .._hints import missing
+    raise missing(__name__, name)   # a TF name minieager lacks: say what to use instead

@@ -57,7 +57,7 @@ def test_part_done_part_wrong_counts_both(capsys):
 def test_an_unknown_exercise_lists_the_known_ones(capsys):
     check("sigmoid")
     out = capsys.readouterr().out
-    assert out.startswith("check: there is no exercise named 'sigmoid'. The exercises are: adam, broadcast_shape")
+    assert out.startswith("check: there is no exercise named 'sigmoid'. The exercises are: adam, autograph_loop, broadcast_shape")
     with pytest.raises(ValueError, match="no exercise named 'sigmoid'"):
         checker.run_checks("sigmoid", {})
 

@@ -157,8 +157,9 @@ def test_range_with_zero_delta_is_an_error():
 def test_linspace():
     assert_tensor(me.linspace(0.0, 1.0, 5), np.linspace(0, 1, 5), dtype=me.float32)
     assert_tensor(me.linspace(np.float64(-1), np.float64(1), 3), [-1.0, 0.0, 1.0], dtype=me.float64)
-    with pytest.raises(InvalidArgumentError, match="float"):
-        me.linspace(0, 10, 3)
+    assert_tensor(me.linspace(0, 10, 3), [0.0, 5.0, 10.0], dtype=me.float64)    # integer ends: float64, as TF
+    with pytest.raises(InvalidArgumentError, match="linspace: start is float32 but stop is float64"):
+        me.linspace(0.0, np.float64(1), 3)
 
 
 # ---- random ----------------------------------------------------------------------------------------

@@ -41,9 +41,31 @@ def test_num_gpus_is_zero_and_only_the_cpu_is_listed():
     assert me.list_physical_devices("cpu") == devices
 
 
+@pytest.fixture
+def hard_placement():
+    me.config.set_soft_device_placement(False)
+    yield
+    me.config.set_soft_device_placement(True)
+
+
+@no_gpu
+@pytest.mark.parametrize("name", ["/gpu:0", "gpu:0", "GPU", "GPU:0", "/device:GPU:0"])
+def test_without_a_gpu_ops_in_a_gpu_block_run_on_the_cpu(name):
+    # TF 2's soft placement (on by default): the block runs on the CPU, and tensor.device says so.
+    assert me.config.get_soft_device_placement() is True
+    with me.device(name) as placed:
+        assert placed == "/cpu:0"
+        x = me.constant([1.0, 2.0])
+        y = me.matmul(me.reshape(x, (1, 2)), me.reshape(x, (2, 1)))
+        v = me.Variable(1.0)
+    assert x.device == y.device == v.device == "/cpu:0"
+    assert y.numpy().tolist() == [[5.0]]
+    assert current_device() == "/cpu:0"
+
+
 @no_gpu
 @pytest.mark.parametrize("name", ["/gpu:0", "gpu:0", "GPU", "/device:GPU:0"])
-def test_asking_for_a_gpu_says_none_was_found(name):
+def test_asking_for_a_gpu_without_soft_placement_says_none_was_found(name, hard_placement):
     with pytest.raises(NotFoundError, match=r"no GPU was found.*me\.num_gpus\(\)") as info:
         with me.device(name):
             pass
@@ -54,12 +76,25 @@ def test_asking_for_a_gpu_says_none_was_found(name):
 
 @no_gpu
 @pytest.mark.parametrize("index", [0, 1])
-def test_tensor_gpu_says_none_was_found(index):
+def test_tensor_gpu_says_none_was_found_even_with_soft_placement(index):
+    assert me.config.get_soft_device_placement()
     with pytest.raises(NotFoundError, match=rf"/gpu:{index}: no GPU was found.*me\.num_gpus\(\)"):
         me.constant([1.0]).gpu(index)
 
 
-def test_a_second_cpu_does_not_exist():
+def test_a_second_cpu_is_the_first_with_soft_placement_and_an_error_without():
+    with me.device("/cpu:1") as placed:
+        assert placed == "/cpu:0"
+    me.config.set_soft_device_placement(False)
+    try:
+        with pytest.raises(NotFoundError, match="one CPU device"):
+            with me.device("/cpu:1"):
+                pass
+    finally:
+        me.config.set_soft_device_placement(True)
+
+
+def test_second_cpu_error_wording(hard_placement):
     with pytest.raises(NotFoundError, match="one CPU device"):
         with me.device("/cpu:1"):
             pass

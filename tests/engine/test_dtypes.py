@@ -37,7 +37,7 @@ def test_dtype_properties():
     assert me.int32.max == 2**31 - 1
 
 
-@pytest.mark.parametrize("name", ["float", "int", "complex64", "string", "float8", "Float32"])
+@pytest.mark.parametrize("name", ["float", "int", "complex64", "float8", "Float32"])
 def test_unknown_dtype_names_are_an_error_listing_the_known_ones(name):
     with pytest.raises(InvalidArgumentError, match=rf"Unknown dtype name '{name}'.*float32") as info:
         me.as_dtype(name)
@@ -48,7 +48,7 @@ def test_unknown_dtype_names_are_an_error_listing_the_known_ones(name):
         me.zeros([2], dtype=name)
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, object, "U5"])
+@pytest.mark.parametrize("dtype", [np.complex64, "U5"])   # (object is me.string, as TF)
 def test_unsupported_numpy_dtypes_are_an_error(dtype):
     with pytest.raises(InvalidArgumentError):
         me.as_dtype(dtype)

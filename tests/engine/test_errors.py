@@ -65,7 +65,7 @@ def test_ragged_lists(value):
         me.constant(value)
 
 
-@pytest.mark.parametrize("value, message", [("hello", "not strings"), ([None, 1], "cannot make a tensor"),
+@pytest.mark.parametrize("value, message", [(["hello", 1], "mixes strings with int"), ([None, 1], "cannot make a tensor"),
                                             ({"a": 1}, "cannot make a tensor")], ids=str)
 def test_non_numeric_values(value, message):
     with pytest.raises(errors.InvalidArgumentError, match=message):

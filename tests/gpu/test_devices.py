@@ -87,13 +87,28 @@ def test_numpy_and_printing_copy_to_the_host():
     assert float(me.reduce_sum(g)) == 3.0 and np.asarray(g).tolist() == [1.0, 2.0]
 
 
-def test_a_gpu_that_does_not_exist_is_a_clear_error():
+def test_a_gpu_that_does_not_exist_is_a_clear_error_or_soft_placed_on_the_cpu():
     index = me.num_gpus()
     with pytest.raises(NotFoundError, match=rf"/gpu:{index}: only {index} GPU\(s\) were found.*me\.num_gpus"):
         me.constant([1.0]).gpu(index)
-    with pytest.raises(NotFoundError, match=rf"/gpu:{index}"):
-        with me.device(f"/gpu:{index}"):
-            pass
+    with me.device(f"/gpu:{index}") as placed:     # soft placement (TF 2's default): the CPU
+        assert placed == "/cpu:0" and me.constant([1.0]).device == "/cpu:0"
+    with me.device("GPU:0") as placed:             # a GPU that exists is used
+        assert placed == "/gpu:0" and me.constant([1.0]).device == "/gpu:0"
+    me.config.set_soft_device_placement(False)
+    try:
+        with pytest.raises(NotFoundError, match=rf"/gpu:{index}"):
+            with me.device(f"/gpu:{index}"):
+                pass
+    finally:
+        me.config.set_soft_device_placement(True)
+
+
+def test_string_tensors_stay_on_the_cpu_inside_a_gpu_block():
+    with me.device("/gpu:0"):
+        s = me.constant(["a", "b"])
+        n = me.constant([1.0])
+    assert s.device == "/cpu:0" and n.device == "/gpu:0"
 
 
 @pytest.mark.parametrize("op", [me.add, me.matmul, lambda a, b: me.concat([a, b], axis=0)])

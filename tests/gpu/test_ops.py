@@ -224,6 +224,17 @@ def test_fused_cross_entropies_and_bias_add():
     check(lambda x, b: me.nn.bias_add(x, b), normal(2, 3, 4), normal(4))
 
 
+def test_sparse_cross_entropy_ignores_a_minus_inf_logit_in_another_class():
+    # The CPU (and TF) give the finite loss: the -inf class has probability 0 and no label. The GPU's row
+    # kernel once added 0 * -inf = nan for it.
+    logits = np.array([[1.0, -np.inf, 2.0], [0.5, 0.0, -np.inf]], np.float32)
+    with me.device("/gpu:0"):
+        gpu = me.nn.sparse_softmax_cross_entropy_with_logits(labels=me.constant([2, 0]), logits=me.constant(logits))
+    cpu = me.nn.sparse_softmax_cross_entropy_with_logits(labels=me.constant([2, 0]), logits=me.constant(logits))
+    assert np.isfinite(gpu.numpy()).all()
+    same(gpu, cpu)
+
+
 def test_random_numbers_are_reproducible_and_distributed():
     n = scale(2048, 1_000_000)
     with me.device("/gpu:0"):

@@ -176,10 +176,25 @@ def test_linalg_and_nn_rules(data):
                                 me.nn.avg_pool2d(x, 2, stride, padding)], images, filters)
 
 
+@settings(max_examples=10)
+@given(st.data())
+def test_string_and_recurrence_rules(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    shape = tuple(data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=2)))
+    words = me.constant(rng.choice(["a1", " Bc ", "7", "dé"], shape).tolist())
+    run_and_check(lambda w: [w == w, w != w, me.strings.length(w), me.strings.lower(w), me.strings.upper(w),
+                             me.strings.strip(w), me.strings.join([w, w], "-"), me.strings.reduce_join(w, axis=0),
+                             me.strings.regex_full_match(w, "[a-z0-9]+"), me.strings.regex_replace(w, "a", "b"),
+                             me.strings.to_number(me.strings.as_string(me.strings.length(w))),
+                             me.strings.as_string(me.constant(1.5))], words)
+    run_and_check(lambda x: [me.math.cumprod(x, axis=len(shape) - 1)], floats(shape, rng))
+
+
 def test_every_op_has_a_rule_and_the_tests_above_exercise_it():
     # (pytest runs the property tests first, in file order; run alone, this one exercises them itself)
     if not EXERCISED:
-        for test in (test_elementwise_and_reduction_rules, test_shape_and_indexing_rules, test_linalg_and_nn_rules):
+        for test in (test_elementwise_and_reduction_rules, test_shape_and_indexing_rules, test_linalg_and_nn_rules,
+                     test_string_and_recurrence_rules):
             test()
     ops = package_ops()
     assert len(ops) > 80

@@ -302,6 +302,26 @@ def test_cumsum(dtype, axis, exclusive, reverse):
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
 
 
+def _recurrence_reference(a, b, axis, transpose):
+    a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+    h = np.zeros_like(b)
+    order = range(len(b) - 1, -1, -1) if transpose else range(len(b))
+    for step, r in enumerate(order):
+        h[r] = b[r] if step == 0 else b[r] + (a[r + 1] * h[r + 1] if transpose else a[r] * h[r - 1])
+    return np.moveaxis(h, 0, axis)
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (1, 3), (0, 2), (3, 0)])
+@pytest.mark.parametrize("axis,transpose", list(itertools.product([0, 1], [False, True])))
+def test_linear_recurrence(shape, axis, transpose):
+    # h[r] = b[r] + a[r] * h[r-1] (cumprod's loop), or from the end with a[r+1]; a[0] is never read.
+    a, b = data(shape, np.float64), data(shape, np.float64)
+    if a.size:
+        np.moveaxis(a, axis, 0)[0] = np.inf
+    got = kernel("linear_recurrence")(a, b, axis=axis, transpose=transpose)
+    np.testing.assert_allclose(got, _recurrence_reference(a, b, axis, transpose), rtol=1e-12)
+
+
 # ----------------------------------------------------------------------------- matmul
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
 @pytest.mark.parametrize("ta,tb", list(itertools.product([False, True], repeat=2)))

@@ -96,7 +96,8 @@ def test_mean_as_in_the_guide():
     assert float(m.result()) == 2.5
     m([8, 9])
     result = m.result()
-    assert float(result) == 5.5 and result.dtype == me.float64
+    assert float(result) == 5.5 and result.dtype == me.float32     # as tf.keras.metrics.Mean in TF 2
+    assert me.metrics.Mean(dtype="float64")(5).dtype == me.float64
     assert [name for name, _ in m._checkpoint_dependencies()] == ["total", "count"]
     assert all(isinstance(v, me.Variable) and not v.trainable for v in m.variables())
     m.reset_state()

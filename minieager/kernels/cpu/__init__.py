@@ -7,4 +7,4 @@ import warnings
 # every call would cost more than the op itself.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minieager\.kernels\.")
 
-from . import elementwise, layout, matmul, nn, optimizers, reduce  # noqa: E402,F401  (registers the kernels)
+from . import elementwise, layout, matmul, nn, optimizers, reduce, strings  # noqa: E402,F401  (registers the kernels)

@@ -69,7 +69,7 @@ def pad(x, paddings, constant_values):
 
 @register_kernel("getitem")
 def getitem(x, index):
-    return np.asarray(x[index], order="C")
+    return np.asarray(x[index], dtype=x.dtype, order="C")   # (a string's element is bytes: keep it an object array)
 
 
 def _added_at(out, index, values):
@@ -135,12 +135,16 @@ def _coordinates(indices):
 
 @register_kernel("gather_nd")
 def gather_nd(params, indices):
+    if indices.shape[-1] == 0:     # an index with no coordinates picks all of params (params[()] would drop the batch)
+        return np.array(np.broadcast_to(params, indices.shape[:-1] + params.shape), order="C")
     return np.asarray(params[_coordinates(indices)], order="C")
 
 
 @register_kernel("scatter_nd")
 def scatter_nd(indices, updates, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up, as in TF)."""
+    if indices.shape[-1] == 0:     # each update is added to the whole output (gather_nd's gradient at depth 0)
+        return np.array(updates.reshape((-1,) + tuple(shape)).sum(axis=0), order="C")
     return _scattered(shape, _coordinates(indices), updates)
 
 

@@ -48,6 +48,7 @@ The loops named here (``im2col``, ``col2im``, pooling, softmax and the cross-ent
 """
 import numpy as np
 
+from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
@@ -278,6 +279,14 @@ def softmax_cross_entropy(logits, labels, mean=False):
 @register_kernel("sparse_softmax_cross_entropy", "cpu")
 def sparse_softmax_cross_entropy(logits, labels, mean=False):
     """logits (N, C), integer labels (N,) in [0, C) -> (loss (N,), backprop (N, C)); ``mean`` as above."""
+    classes = logits.shape[1]
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        # Checked here as well as in the op: in a me.function graph the labels are known only now,
+        # and the loop below would index outside the row.
+        bad = labels[(labels < 0) | (labels >= classes)].flat[0]
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside the "
+            f"valid range of [0, {classes}). Labels must be class indices for logits with {classes} classes.")
     x = np.ascontiguousarray(upcast(logits))
     loss, backprop = np.empty(x.shape[0], x.dtype), np.empty_like(x)
     use_threads_for(x.size, splits=x.shape[0])

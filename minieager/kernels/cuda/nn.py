@@ -22,6 +22,7 @@ import math
 import numpy as np
 from numba import cuda, float64
 
+from ...errors import InvalidArgumentError
 from ..cpu.nn import _geometry
 from ..registry import _lookup, register_kernel
 from .elementwise import BINARY, UNARY, launch_map, launch_zip, transpose_array
@@ -259,7 +260,8 @@ def softmax_xent_rows(x, labels, sparse, scale, loss, backprop):
     for k in range(t, x.shape[1], threads):
         y = (1.0 if labels[row, 0] == k else 0.0) if sparse else labels[row, k]
         z = x[row, k] - peak - log_total             # log softmax
-        part -= y * z                                # -sum(y * log_softmax) = the cross-entropy
+        if not sparse or y != 0.0:                   # -sum(y * log_softmax) = the cross-entropy; a sparse row
+            part -= y * z                            # adds its label's term only, as the CPU: no 0 * -inf = nan
         backprop[row, k] = (math.exp(z) - y) * scale
     part = block_reduce(SUM, shared, t, threads, part)
     if t == 0:
@@ -296,6 +298,15 @@ register_kernel("log_softmax", "gpu")(float_kernel(_softmax(True), _lookup("log_
 def _xent(sparse):
     def kernel(logits, labels, mean=False):
         n, n_c = logits.shape
+        if sparse and n:
+            # In a me.function graph the labels are known only now: check them as the CPU kernel does (a copy of
+            # n integers), or a label outside [0, n_c) would match no class and give a loss of 0.
+            host = labels.copy_to_host()
+            if host.min() < 0 or host.max() >= n_c:
+                bad = host[(host < 0) | (host >= n_c)].flat[0]
+                raise InvalidArgumentError(
+                    f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside "
+                    f"the valid range of [0, {n_c}). Labels must be class indices for logits with {n_c} classes.")
         loss, backprop = empty((n,), np.float64), empty((n, n_c), logits.dtype)
         if sparse:
             labels = labels.reshape(n, 1)

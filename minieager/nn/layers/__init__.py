@@ -2,7 +2,7 @@
 from .base import InputSpec, Layer  # noqa: F401
 from ..functional import Input  # noqa: F401  (keras.layers.Input, as Keras)
 from .conv import Conv2D, Convolution2D  # noqa: F401
-from .core import Activation, Dense, Dropout, Embedding, Flatten, Lambda  # noqa: F401
+from .core import Activation, Dense, Dropout, Embedding, Flatten, Lambda, ReLU, Rescaling, Softmax  # noqa: F401
 from .merging import (  # noqa: F401
     Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract, add, average, concatenate, maximum, minimum,
     multiply, subtract)

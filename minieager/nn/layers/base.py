@@ -26,6 +26,8 @@ from ...engine.tensor import Tensor, TensorShape
 from ...ops.creation import convert_to_tensor, zeros
 from ...ops.elementwise import cast
 from .. import functional, initializers
+from .._config import config_of, remember_init_args, value_from
+from ...module import Module
 from ...tracking import flatten_trackables, is_trackable
 
 _name_counts = collections.defaultdict(itertools.count)
@@ -90,8 +92,11 @@ class InputSpec:
                     f"{shape[axis]}, expected {size}.")
 
 
-class Layer:
+class Layer(Module):
     """Base class for layers: override ``build(input_shape)`` and ``call(inputs, training=None)``.
+
+    A Layer is a ``me.Module`` (``submodules``, ``name_scope``, ``with_name_scope``) whose
+    ``variables`` follow Keras: trainable ones first, in the order they were created or assigned.
 
     trainable    False freezes every variable of the layer (and of its sublayers)
     name         default: the class name in snake_case, made unique ("dense", "dense_1", ...)
@@ -100,6 +105,11 @@ class Layer:
     """
 
     input_spec = None
+
+    def __new__(cls, *args, **kwargs):
+        layer = super().__new__(cls)
+        remember_init_args(layer, cls, args, kwargs)     # get_config() is these arguments, as Keras 3
+        return layer
 
     def __init__(self, trainable=True, name=None, dtype=None, input_shape=None, batch_input_shape=None, **kwargs):
         if kwargs:
@@ -117,8 +127,44 @@ class Layer:
             built=False,
             trainable=bool(trainable))
 
-    name = property(lambda self: self._name)
     dtype = property(lambda self: self._dtype)
+
+    @property
+    def name_scope(self):
+        """The scope the layer's calls run in: its name, inside the calling layer's (as ``__call__`` uses)."""
+        return name_scope(self._name)
+
+    def _children(self):
+        """For Module's walk (``submodules``): what the layer holds, in the order it was created or assigned."""
+        for name, variable in self._weights:
+            yield (name,), variable
+        yield from self._tracked_items()
+
+    # ---- config: what Model.save writes and load_model reads back --------------------------------
+    def get_config(self):
+        """The layer's constructor arguments as JSON values (activations by name, initializers as dicts), with
+        its name, trainable flag and dtype; ``type(layer).from_config(config)`` makes the same layer again."""
+        return {**config_of(self), "name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config):
+        """A new layer from ``get_config()``'s dict; name/trainable/dtype are set afterwards if __init__ lacks them."""
+        config = {key: value_from(value) for key, value in config.items()}
+        params = inspect.signature(cls.__init__).parameters
+        open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        later = {k: config.pop(k) for k in ("name", "trainable", "dtype") if k in config and k not in params
+                 and not open_kwargs}
+        try:
+            layer = cls(**config)
+        except TypeError as error:
+            raise TypeError(
+                f"{cls.__name__}.from_config: {error}. Its __init__ does not take the arguments its config holds; "
+                f"override get_config() to return them and from_config(config) to make the layer from them.") from None
+        if "name" in later:
+            layer.__dict__["_name"] = later["name"]
+        if "trainable" in later:
+            layer.trainable = bool(later["trainable"])
+        return layer
 
     # ---- attribute tracking -----------------------------------------------------------
     def __setattr__(self, name, value):
@@ -129,6 +175,14 @@ class Layer:
         elif name in tracked:
             tracked.remove(name)
         object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # Called only for a name the layer lacks (or a property that raised AttributeError: raise its error).
+        prop = getattr(type(self), name, None)
+        if isinstance(prop, property):
+            return prop.__get__(self)
+        from ..._hints import missing_attribute
+        raise missing_attribute(self, name)
 
     def __delattr__(self, name):
         if name in self._tracked:
@@ -161,7 +215,8 @@ class Layer:
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         with outside_traces():   # built inside me.function: the initial value is drawn now, eagerly, once
-            value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype)
+            # dtype by keyword, as Keras calls initializers: a function such as me.random.normal works too
+            value = initializers.get(initializer)(tuple(int(d) for d in (shape or ())), dtype=dtype)
         variable = Variable(value, trainable=trainable, name=f"{self._name}/{name or 'weight'}", dtype=dtype)
         self._weights.append((name or f"weight_{len(self._weights)}", variable))
         return variable
@@ -182,8 +237,11 @@ class Layer:
         for _, obj in self._tracked_items():      # one walk finds both (the same order as _sublayers)
             if isinstance(obj, Variable):
                 owned.append(obj)
-            elif isinstance(obj, Layer) and all(obj is not s for s in sublayers):
-                sublayers.append(obj)
+            elif isinstance(obj, Layer):
+                if all(obj is not s for s in sublayers):
+                    sublayers.append(obj)
+            elif isinstance(obj, Module):         # a plain me.Module: its variables count as the layer's own
+                owned.extend(obj.variables)
         for v in owned:
             if id(v) not in seen and (v._trainable and not frozen) == trainable:
                 seen.add(id(v))
@@ -245,6 +303,8 @@ class Layer:
         return TensorShape((input_shape[0],) + tuple(self(trial).shape[1:]))
 
     def _build_for(self, input_shape):
+        if isinstance(input_shape, TensorShape):      # kept for Model.save: a loaded model is built the same way
+            self.__dict__["_build_input_shape"] = (None,) + tuple(input_shape)[1:]
         with name_scope(self._name):
             self.build(input_shape)
         self.built = True
@@ -280,6 +340,17 @@ class Layer:
         if isinstance(outputs, Tensor):
             self._note_output_shape((None,) + outputs._value.shape[1:])
         return outputs
+
+    @property
+    def output_shape(self):
+        """The batch shape of the layer's output, e.g. (None, 10), known once it has run or been built in a model."""
+        if self._output_shape is None:
+            raise AttributeError(f'The layer "{self.name}" has never been called and thus has no defined output '
+                                 f"shape. Call it (or the model holding it) on a batch first.")
+        if self._output_shape == "multiple":
+            raise AttributeError(f'The layer "{self.name}" has been called on inputs of different shapes, so it has '
+                                 f"no single output shape.")
+        return tuple(self._output_shape)
 
     def _note_output_shape(self, shape):
         if self._output_shape is None:

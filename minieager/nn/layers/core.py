@@ -1,7 +1,7 @@
-"""The everyday layers: Dense, Activation, Flatten, Dropout, Embedding, Lambda."""
+"""The everyday layers: Dense, Activation (and Softmax, ReLU), Rescaling, Flatten, Dropout, Embedding, Lambda."""
 from ...engine.tensor import TensorShape
 from ...ops import nn as nn_ops
-from ...ops.elementwise import cast
+from ...ops.elementwise import add, cast, multiply, relu
 from ...ops.indexing import gather
 from ...ops.linalg import matmul
 from ...ops.shape import reshape
@@ -50,6 +50,44 @@ class Activation(Layer):
 
     def call(self, inputs):
         return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)
+
+
+class Softmax(Layer):
+    """``softmax(inputs)`` along ``axis``: logits to probabilities (as ``keras.layers.Softmax``)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return nn_ops.softmax(inputs, axis=self.axis)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)
+
+
+class ReLU(Layer):
+    """``max(inputs, 0)`` (as ``keras.layers.ReLU`` with its default arguments)."""
+
+    def call(self, inputs):
+        return relu(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)
+
+
+class Rescaling(Layer):
+    """``inputs * scale + offset``, e.g. ``Rescaling(1 / 255)`` for pixel values (as ``keras.layers.Rescaling``)."""
+
+    def __init__(self, scale, offset=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale, self.offset = float(scale), float(offset)
+
+    def call(self, inputs):
+        return add(multiply(cast(inputs, self.dtype), self.scale), self.offset)
 
     def compute_output_shape(self, input_shape):
         return TensorShape(input_shape)

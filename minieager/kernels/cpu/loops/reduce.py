@@ -169,3 +169,22 @@ def cumsum(x, zero, exclusive, reverse, out):
                 else:
                     accs[q] += x[p, r, q]
                     out[p, r, q] = accs[q]
+
+
+# ----------------------------------------------------------------------------- linear recurrence
+@_kernel
+def linear_recurrence(a, b, transpose, out):
+    """h[r] = b[r] + a[r] * h[r-1] along the middle axis, from h[0] = b[0] (cumprod is one: b = x at 0 and
+    a = x after it); ``transpose``: h[r] = b[r] + a[r+1] * h[r+1] from the end, the same map transposed
+    (its gradient). a[0] is never read, so an inf there cannot make 0 * inf."""
+    outer, n, inner = b.shape
+    for p in prange(outer):
+        for step in range(n):
+            r = n - 1 - step if transpose else step
+            for q in range(inner):
+                if step == 0:
+                    out[p, r, q] = b[p, r, q]
+                elif transpose:
+                    out[p, r, q] = b[p, r, q] + a[p, r + 1, q] * out[p, r + 1, q]
+                else:
+                    out[p, r, q] = b[p, r, q] + a[p, r, q] * out[p, r - 1, q]

@@ -1,0 +1,141 @@
+"""The cells of TensorFlow's guides ``guide/intro_to_graphs`` and ``guide/function`` (tensorflow/docs,
+site/en/guide) that use AutoGraph, run with only ``import tensorflow as tf`` changed to minieager.
+Each test is one cell (paraphrased only where noted), with what TF prints for it asserted.
+
+Cells not here: function [70] (tf.TensorArray, which minieager does not have), [83]/[122] (tf.Module:
+me.Module comes with the keras-module work) and [85] (tf.init_scope); intro_to_graphs [55] is a
+Python `range` loop that AutoGraph leaves alone (it needs tf.dtypes). The guides have no SavedModel cell.
+"""
+import numpy as np
+import pytest
+
+import minieager as tf
+
+
+def test_intro_to_graphs_cell_19_simple_relu(capsys):
+    def simple_relu(x):
+        if tf.greater(x, 0):
+            return x
+        else:
+            return 0
+
+    tf_simple_relu = tf.function(simple_relu)
+
+    print("First branch, with graph:", tf_simple_relu(tf.constant(1)).numpy())
+    print("Second branch, with graph:", tf_simple_relu(tf.constant(-1)).numpy())
+    assert capsys.readouterr().out == "First branch, with graph: 1\nSecond branch, with graph: 0\n"
+
+    # cell 21: the graph-generating output of AutoGraph
+    code = tf.autograph.to_code(simple_relu)
+    print(code)
+    assert "def simple_relu(x):" in code and "ag.if_stmt(tf.greater(x, 0), if_true_" in code
+
+
+def test_function_cell_35_for_over_tf_range(capsys):
+    def train_one_step():
+        pass
+
+    @tf.function
+    def train(num_steps):
+        print("Tracing with num_steps = ", num_steps)
+        tf.print("Executing with num_steps = ", num_steps)
+        for _ in tf.range(num_steps):
+            train_one_step()
+
+    train(num_steps=10)
+    train(num_steps=20)
+    train(num_steps=tf.constant(10))
+    train(num_steps=tf.constant(20))
+    out = capsys.readouterr().out.splitlines()
+    assert out[:4] == ["Tracing with num_steps =  10", "Executing with num_steps =  10",
+                       "Tracing with num_steps =  20", "Executing with num_steps =  20"]
+    assert out[4].startswith("Tracing with num_steps =  ") and "symbolic" in out[4]     # traced once
+    assert out[5:] == ["Executing with num_steps =  10", "Executing with num_steps =  20"]
+
+
+def test_function_cells_59_and_61_while_loop_and_its_code(capsys):
+    @tf.function
+    def f(x):
+        while tf.reduce_sum(x) > 1:
+            tf.print(x)
+            x = tf.tanh(x)
+        return x
+
+    result = f(tf.random.uniform([5]))
+    assert tf.reduce_sum(result).numpy() <= 1
+    printed = capsys.readouterr().out.splitlines()
+    assert all(line.startswith("[") for line in printed)       # one line per iteration that ran
+    code = tf.autograph.to_code(f.python_function)
+    assert "ag.while_stmt(loop_test_" in code and "loop variables: x" in code
+
+
+def test_function_cell_63_fizzbuzz(capsys):
+    @tf.function
+    def fizzbuzz(n):
+        for i in tf.range(1, n + 1):
+            print('Tracing for loop')
+            if i % 15 == 0:
+                print('Tracing fizzbuzz branch')
+                tf.print('fizzbuzz')
+            elif i % 3 == 0:
+                print('Tracing fizz branch')
+                tf.print('fizz')
+            elif i % 5 == 0:
+                print('Tracing buzz branch')
+                tf.print('buzz')
+            else:
+                print('Tracing default branch')
+                tf.print(i)
+
+    fizzbuzz(tf.constant(5))
+    fizzbuzz(tf.constant(20))
+    out = capsys.readouterr().out.splitlines()
+    assert out[:5] == ["Tracing for loop", "Tracing fizzbuzz branch", "Tracing fizz branch",
+                       "Tracing buzz branch", "Tracing default branch"]          # each traced once
+    expected = [("fizzbuzz" if i % 15 == 0 else "fizz" if i % 3 == 0 else "buzz" if i % 5 == 0 else str(i))
+                for n in (5, 20) for i in range(1, n + 1)]
+    assert out[5:] == expected
+
+
+def test_function_cell_67_python_lists_unroll(capsys):
+    # Paraphrased: TF counts graph_def nodes (len(g.as_graph_def().node)); minieager's Graph lists them
+    # in g.nodes. The tf.data.Dataset half of the cell is left out.
+    def measure_graph_size(f, *args):
+        g = f.get_concrete_function(*args).graph
+        print("{}({}) contains {} nodes in its graph".format(f.__name__, ', '.join(map(str, args)), len(g.nodes)))
+        return len(g.nodes)
+
+    @tf.function
+    def train(dataset):
+        loss = tf.constant(0)
+        for x, y in dataset:
+            loss += tf.abs(y - x)   # Some dummy computation.
+        return loss
+
+    small_data = [(1, 1)] * 3
+    big_data = [(1, 1)] * 10
+    assert measure_graph_size(train, small_data) < measure_graph_size(train, big_data)   # unrolled
+
+
+@pytest.mark.filterwarnings("ignore:me.function .recursive_fn. has been traced")   # TF warns here too
+def test_function_cells_99_and_101_recursion(capsys):
+    @tf.function
+    def recursive_fn(n):
+        if n > 0:
+            return recursive_fn(n - 1)
+        else:
+            return 1
+
+    with pytest.raises(RecursionError):
+        recursive_fn(tf.constant(5))  # Bad - maximum recursion error.
+
+    @tf.function
+    def recursive_fn(n):
+        if n > 0:
+            print('tracing')
+            return recursive_fn(n - 1)
+        else:
+            return 1
+
+    assert recursive_fn(5).numpy() == 1  # Warning - multiple tracings
+    assert capsys.readouterr().out == "tracing\n" * 5
