@@ -42,6 +42,45 @@ def step():
         loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
     opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
 step()""", "step()", 20),
+    # Graph mode: the MLP and the guide's CNN training steps traced by me.function, and the CNN
+    # step's trace itself (a new me.function each time, the model's weights already built).
+    "traced_mlp_step_ms": ("""
+me.random.set_seed(0)
+model = me.keras.Sequential([me.keras.layers.Dense(128, activation="relu"), me.keras.layers.Dense(10)])
+opt = me.keras.optimizers.SGD(0.01)
+x = me.random.normal([32, 784], seed=0); y = me.constant(np.arange(32) % 10)
+def train(x, y):
+    with me.GradientTape() as tape:
+        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    return loss
+step = me.function(train)""", "step(x, y)", 50),
+    "traced_cnn_step_ms": ("""
+me.random.set_seed(0)
+model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
+                             me.keras.layers.Conv2D(16, 3, activation="relu"),
+                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
+opt = me.keras.optimizers.Adam()
+x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
+def train(x, y):
+    with me.GradientTape() as tape:
+        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    return loss
+step = me.function(train)""", "step(x, y)", 5),
+    "cnn_trace_ms": ("""
+me.random.set_seed(0)
+model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
+                             me.keras.layers.Conv2D(16, 3, activation="relu"),
+                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
+opt = me.keras.optimizers.Adam()
+x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
+def train(x, y):
+    with me.GradientTape() as tape:
+        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    return loss
+""", "me.function(train).get_concrete_function(x, y)", 3),
 }
 
 CHILD = """

@@ -7,14 +7,17 @@
         return 1 / (1 + np.exp(-x))
 
     my_sigmoid = Op("my_sigmoid", inputs=("x",), formula="sigmoid(x)", grads=("dy * out * (1 - out)",),
-                    vjp=lambda dy, x, out: (dy * out * (1 - out),))
+                    vjp=lambda dy, x, out: (dy * out * (1 - out),),
+                    shape_rule=lambda x: x)     # the output's dtype and shape: x's (see AbstractArray)
     y = my_sigmoid(me.constant([0.0, 1.0]))      # runs, records on tapes, traces in me.function
 
 Notebooks, course exercises and docs import from here, not from the modules behind these names,
 so that moving code inside minieager never rewrites a lesson (HIPS autograd's ``extend.py`` is the
 model). What each name is:
 
-    Op, EffectOp        a primitive op (kernel name, formula, gradient rule) and one with a side effect
+    Op, EffectOp        a primitive op (kernel name, formula, gradient rule, shape rule) and one with a
+                        side effect
+    AbstractArray       what a shape rule receives and returns: a dtype and a shape (None: unknown)
     defvjp              give an existing Op its gradient rule later
     register_kernel     add a kernel for an op name and device ("cpu", "gpu"); get_kernel finds one
     Tensor, wrap        the tensor class, and a new tensor around a freshly computed array
@@ -24,6 +27,7 @@ model). What each name is:
     Interpreter         the interpreter as a class to subclass, node by node
     freeze              an op attribute as a hashable key, for passes that compare nodes (CSE)
 """
+from .engine.abstract import AbstractArray
 from .engine.op import EffectOp, Op
 from .engine.tensor import Tensor, wrap
 from .graph.ir import Graph, Interpreter, Node, run
@@ -31,7 +35,7 @@ from .graph.passes.cse import freeze
 from .kernels.registry import get_kernel, register_kernel
 from .ops.reductions import unbroadcast
 
-__all__ = ["EffectOp", "Graph", "Interpreter", "Node", "Op", "Tensor", "defvjp", "freeze", "get_kernel",
+__all__ = ["AbstractArray", "EffectOp", "Graph", "Interpreter", "Node", "Op", "Tensor", "defvjp", "freeze", "get_kernel",
            "register_kernel", "run", "unbroadcast", "wrap"]
 
 

@@ -18,7 +18,7 @@ def _cube_kernel(x):
     return x * x * x
 
 
-cube = Op("test_extend_cube", inputs=("x",), formula="x**3")
+cube = Op("test_extend_cube", inputs=("x",), formula="x**3", shape_rule=lambda x: x)   # the output: x's dtype and shape
 
 
 def test_an_op_made_outside_the_package_runs_and_gets_its_gradient_from_defvjp():

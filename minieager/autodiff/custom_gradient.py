@@ -87,7 +87,7 @@ def _outer_tape_vjp(dy, x, out):
 # inside the trace never sees it (it sees the custom op); a tape outside, that records the graph's run,
 # gets an error from it instead of a gradient that silently ignores grad_fn.
 _traced_output = Op("custom_gradient_output", ("y",), "y", ("grad_fn (only inside the traced function)",),
-                    vjp=_outer_tape_vjp)
+                    vjp=_outer_tape_vjp, shape_rule=lambda y: y)
 register_kernel("custom_gradient_output")(lambda y: y)
 register_kernel("custom_gradient_output", "gpu")(lambda y: y)
 

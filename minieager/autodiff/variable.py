@@ -187,7 +187,7 @@ class Variable(Tensor):
                 f"{method}: the indexed part of Variable '{self._name}' has shape {list(part_shape)} but the value "
                 f"has shape {list(new.shape)}. They must be equal, as in TensorFlow.")
         array = to_host(self._value).copy()    # a part written on the host (a GPU variable: one round trip)
-        array[index] = to_host(new._value)
+        array[index] = new._host()             # (a symbolic value of a trace says it has none yet)
         return to_device(array, self._device)
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
@@ -263,7 +263,7 @@ def _assigned(tracer, attrs, outputs):
 
 # ``variable := value``: eagerly it runs at once; inside me.function it is a node of the graph.
 assign_variable = EffectOp("assign_variable", ("value",), "variable := value",
-                           stand_in=lambda values, variable: (values[0],), traced=_assigned)
+                           shape_rule=lambda value, variable: value, traced=_assigned)
 
 
 def read_as_tensor(value, dtype=None, dtype_hint=None, name=None):

@@ -40,12 +40,20 @@ class Op:
               (reshape, getitem, concat ...) and me.strings' ops do; any other op gets a clear error
               before its kernel (a numba loop cannot take Python bytes objects; a NumPy one would
               silently concatenate them in a sum)
+    shape_rule ``shape_rule(*inputs, **attrs)`` -> the output's ``AbstractArray`` (a tuple of them
+              for several outputs), from the inputs' ``AbstractArray``s (dtype and shape, no
+              values; see engine/abstract.py): what ``me.function`` traces with
+    check     ``check(*arrays, **attrs)`` raises the op's error for inputs whose *values* it cannot
+              take (an index out of range, an integer division by zero): it runs before the
+              kernel on every call, eager or in a graph. The checks that need only dtypes and
+              shapes stay in the op's function, which runs once, while tracing.
     """
 
-    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "strings", "_kernels")
+    __slots__ = ("name", "inputs", "formula", "grads", "vjp", "num_outputs", "selective", "strings",
+                 "shape_rule", "check", "_kernels")
 
     def __init__(self, name, inputs, formula=None, grads=None, vjp=None, num_outputs=1, selective=False,
-                 strings=False):
+                 strings=False, shape_rule=None, check=None):
         self.name = name
         self.inputs = tuple(inputs)
         self.formula = formula or f"{name}({', '.join(self.inputs)})"
@@ -54,7 +62,9 @@ class Op:
         self.num_outputs = num_outputs
         self.selective = selective
         self.strings = strings   # whether string tensors may reach its kernel (see string_error)
-        self._kernels = {}   # device name -> kernel, so a call does one dict lookup
+        self.shape_rule = shape_rule
+        self.check = check
+        self._kernels = {}   # device name -> kernel (with the value check before it), one dict lookup
 
     @property
     def differentiable(self):
@@ -136,9 +146,22 @@ class Op:
             _check_numerics(self.name, (output,))
         return output
 
+    def abstract(self, *inputs, **attrs):
+        """The outputs' ``AbstractArray``s for inputs' ``AbstractArray``s: the op's shape rule."""
+        if self.shape_rule is None:
+            raise InvalidArgumentError(
+                f"Op '{self.name}' has no shape rule, so me.function cannot trace it. Give it one: "
+                f"Op(..., shape_rule=lambda x, **attrs: x) for an op whose output has its input's "
+                f"shape and dtype (see minieager/engine/abstract.py).")
+        return self.shape_rule(*inputs, **attrs)
+
     def _load_kernel(self, device):
-        """The kernel for ``device`` from the registry, kept so later calls need one dict lookup."""
-        kernel = self._kernels[device] = get_kernel(self.name, device)
+        """The kernel for ``device`` from the registry, kept so later calls need one dict lookup; for
+        an op with a value check, the kernel that runs the check first."""
+        kernel = get_kernel(self.name, device)
+        if self.check is not None:
+            kernel = _checked(self.check, kernel)
+        self._kernels[device] = kernel
         return kernel
 
     def _check_devices(self, inputs, device):
@@ -159,17 +182,16 @@ class EffectOp(Op):
     Such a call must happen every time a graph runs, in program order, and never be folded,
     merged or removed. Called eagerly, it runs its kernel (registered like every other) at once.
     While ``me.function`` traces, it goes through the same door as every op, to the tracer, which
-    records it without running it: ``stand_in(input stand-ins, **attrs)`` says what it will
-    return (one array per output), ``traced(tracer, attrs, outputs)`` what it changes (an
-    assignment is what later reads of that variable see). Not differentiable.
+    records it without running it: its ``shape_rule`` says what it will return (as every Op's),
+    ``traced(tracer, attrs, outputs)`` what it changes (an assignment is what later reads of that
+    variable see). Not differentiable.
     """
 
-    __slots__ = ("stand_in", "traced")
+    __slots__ = ("traced",)
     effect = True
 
-    def __init__(self, name, inputs, formula, stand_in, traced, num_outputs=1):
-        super().__init__(name, inputs, formula, num_outputs=num_outputs)
-        self.stand_in = stand_in     # stand_in(input stand-ins, **attrs) -> one result per output
+    def __init__(self, name, inputs, formula, shape_rule, traced, num_outputs=1):
+        super().__init__(name, inputs, formula, num_outputs=num_outputs, shape_rule=shape_rule)
         self.traced = traced         # traced(tracer, attrs, outputs): what the effect changes
 
     def __call__(self, *inputs, **attrs):
@@ -185,6 +207,20 @@ class EffectOp(Op):
         if self.num_outputs == 1:
             return wrap(result)
         return tuple(wrap(r) for r in result)
+
+
+def _checked(check, kernel):
+    """``kernel`` with the op's value check run before it, on every call (the graph's too: a graph
+    calls the same kernels). ``into`` (a temporary to write over) is the kernel's business only."""
+    def checked_kernel(*arrays, **attrs):
+        if attrs:
+            check(*arrays, **{k: v for k, v in attrs.items() if k != "into"})
+        else:
+            check(*arrays)
+        return kernel(*arrays, **attrs)
+    checked_kernel.__name__ = getattr(kernel, "__name__", "kernel")
+    checked_kernel.unchecked = kernel
+    return checked_kernel
 
 
 def string_error(op_name):

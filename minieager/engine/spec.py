@@ -8,7 +8,7 @@ from . import dtypes
 
 class TensorSpec:
     """The shape and dtype a tensor argument must have: ``me.TensorSpec([None, 3], me.float32)``.
-    ``None`` for a dimension accepts any size (minieager still traces once per concrete shape)."""
+    ``None`` for a dimension accepts any size: me.function traces once, with that dimension unknown."""
 
     def __init__(self, shape, dtype=dtypes.float32, name=None):
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)

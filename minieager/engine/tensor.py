@@ -22,7 +22,8 @@ _BY_NUMPY = dtypes.BY_NUMPY   # numpy dtype -> DType
 
 
 class TensorShape(tuple):
-    """A tensor's shape: a tuple of ints (``t.shape == (2, 3)``) with TF's helper methods."""
+    """A tensor's shape: a tuple of ints (``t.shape == (2, 3)``) with TF's helper methods. Inside
+    me.function a dimension known only when the graph runs is None: ``(None, 784)``."""
 
     __slots__ = ()
 
@@ -30,11 +31,50 @@ class TensorShape(tuple):
     def rank(self):
         return len(self)
 
+    ndims = rank
+
     def as_list(self):
         return list(self)
 
+    def is_fully_defined(self):
+        return None not in self
+
     def num_elements(self):
-        return int(np.prod(self, dtype=np.int64))
+        """The number of elements; None if a dimension is unknown (as TF)."""
+        return int(np.prod(self, dtype=np.int64)) if None not in self else None
+
+
+class UnknownShape:
+    """The shape of a traced tensor whose rank is unknown (a py_function given only a dtype), as
+    TF's ``TensorShape(None)``: rank None, and no dimensions to list."""
+
+    rank = ndims = None
+
+    def as_list(self):
+        raise ValueError("as_list() is not defined on an unknown TensorShape.")
+
+    __iter__ = __len__ = as_list
+
+    def is_fully_defined(self):
+        return False
+
+    def num_elements(self):
+        return None
+
+    def __eq__(self, other):
+        return isinstance(other, UnknownShape)
+
+    def __hash__(self):
+        return hash(None)
+
+    def __repr__(self):
+        return "TensorShape(None)"
+
+    def __str__(self):
+        return "<unknown>"
+
+
+UNKNOWN_SHAPE = UnknownShape()
 
 
 def host_or_current_device(array):
@@ -79,11 +119,12 @@ class Tensor:
     # ---- what a tensor is -------------------------------------------------------------
     @property
     def shape(self):
-        return TensorShape(self._value.shape)
+        shape = self._value.shape
+        return TensorShape(shape) if shape is not None else UNKNOWN_SHAPE   # (None: a trace's unknown rank)
 
     def get_shape(self):
         """The shape, as TF's ``Tensor.get_shape()`` (the same as ``.shape``)."""
-        return TensorShape(self._value.shape)
+        return self.shape
 
     @property
     def dtype(self):

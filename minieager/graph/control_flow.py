@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import nest
 from ..autodiff.tape import GradientTape
+from ..engine.abstract import AbstractArray, abstract
 from ..engine.op import EffectOp, Op
 from ..engine.recording import observers, tracers
 from ..engine.tensor import Tensor, wrap
@@ -119,7 +120,13 @@ def _describe(graph):
 
 
 def _stand_ins(tensors):
-    return tuple(np.ones(tuple(t.shape), t.dtype.np_dtype) for t in tensors)
+    """The AbstractArray (dtype and shape) of each of ``tensors``: what a node that returns their like gives."""
+    return tuple(abstract(t._value) for t in tensors)
+
+
+def _fixed(results):
+    """The shape rule of a cond/while/while_grad node: its outputs are known when it is recorded."""
+    return lambda *inputs, **attrs: results if len(results) > 1 else results[0]
 
 
 def _no_gradient_in_trace(what):
@@ -134,7 +141,7 @@ def _no_gradient_in_trace(what):
 
 
 def _record_effect(outer, name, what, formula, inputs, attrs, stand_ins, n, interpret):
-    op = _SubgraphEffectOp(name, ("inputs",), formula, stand_in=lambda values, **a: stand_ins,
+    op = _SubgraphEffectOp(name, ("inputs",), formula, shape_rule=_fixed(stand_ins),
                            traced=lambda tracer, a, o: tracer.forget_reads(), num_outputs=n)
     op.interpret_fn, op.results = interpret, stand_ins
     out = outer.effect(op, inputs, attrs)
@@ -232,13 +239,14 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     attrs = dict(true_graph=true_graph, false_graph=false_graph, true_inputs=true_inputs,
                  false_inputs=false_inputs)
     n = len(true_graph.outputs)
-    stand_ins = tuple(np.ones(node.shape, node.dtype.np_dtype) for node in true_graph.outputs)
+    stand_ins = tuple(AbstractArray(node.shape, node.dtype.np_dtype) for node in true_graph.outputs)
     formula = "true_graph if pred else false_graph"
     if effects:
         out = _record_effect(outer, "cond", "me.cond", formula, (pred, *captured), attrs, stand_ins, n, _interpret_cond)
     else:
         op = _SubgraphOp("cond", ("pred", "captured"), formula,
-                         grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=_cond_vjp, num_outputs=n)
+                         grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=_cond_vjp, num_outputs=n,
+                         shape_rule=_fixed(stand_ins))
         op.interpret_fn, op.results = _interpret_cond, stand_ins
         out = outer.record(op, (pred, *captured), attrs, stand_ins)
     flat = [out] if n == 1 else list(out)
@@ -316,10 +324,11 @@ def _while_vjp(dys, *inputs, out, **attrs):
     if not wrt:
         return (None,) * len(inputs)
     if tracers:
+        results = _stand_ins([inputs[i] for i in wrt])
         op = _SubgraphOp("while_grad", ("dys", "loop_vars", "captured"), "d while / d inputs",
-                         vjp=_no_second_derivative, num_outputs=len(wrt))
-        op.interpret_fn, op.results = _interpret_while_grad, _stand_ins([inputs[i] for i in wrt])
-        grads = tracers[-1].record(op, (*dys, *inputs), dict(attrs, num_dys=len(dys), wrt=wrt), op.results)
+                         vjp=_no_second_derivative, num_outputs=len(wrt), shape_rule=_fixed(results))
+        op.interpret_fn, op.results = _interpret_while_grad, results
+        grads = tracers[-1].record(op, (*dys, *inputs), dict(attrs, num_dys=len(dys), wrt=wrt), results)
         grads = (grads,) if len(wrt) == 1 else grads
     else:
         grads = _while_gradients(dys, inputs, wrt=wrt, **attrs)
@@ -419,7 +428,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
                              _interpret_while)
     else:
         op = _SubgraphOp("while", ("loop_vars", "captured"), formula, grads=("while_grad(...)", "while_grad(...)"),
-                         vjp=_while_vjp, num_outputs=len(flat))
+                         vjp=_while_vjp, num_outputs=len(flat), shape_rule=_fixed(stand_ins))
         op.interpret_fn, op.results = _interpret_while, stand_ins
         out = outer.record(op, (*flat, *captured), attrs, stand_ins)
     return _pack(loop_vars, single, [out] if len(flat) == 1 else list(out))

@@ -24,7 +24,7 @@ def trace_data(graph, title=None, direction="LR"):
 
     def box(node, kind):
         nodes.append({"id": node.name, "kind": kind, "op": None, "name": node.name, "label": node.name,
-                      "shape": list(node.shape or []), "dtype": node.type_text.split("[")[0], "value": None,
+                      "shape": _shape(node.shape), "dtype": node.type_text.split("[")[0], "value": None,
                       "cluster": None})
         sources[node.name] = node.source
 
@@ -54,6 +54,14 @@ def trace_data(graph, title=None, direction="LR"):
             "layout": None, "truncated": None, "error": None,
             "title": title or f"graph '{graph.name}' · {graph.count('call')} calls · {len(graph.nodes)} nodes"}
     return add_sizes(data), sources
+
+
+def _shape(shape):
+    """The shape as the renderers print it: ``?`` for a dimension known only at run time, ``...`` for
+    an unknown rank (``?×784``, as the listing's ``[?,784]``)."""
+    if shape is None:
+        return ["..."]
+    return ["?" if d is None else d for d in shape]
 
 
 class Drawing:

@@ -12,13 +12,13 @@ import sys
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.abstract import AbstractArray, abstract, compatible
 from ..engine.op import EffectOp
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor, wrap
 from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
 from ..ops.creation import convert_to_tensor
-from .symbolic import NoValue
 
 
 def _forget_reads(tracer, attrs, outputs):
@@ -34,7 +34,7 @@ def _apply_gradients_kernel(*grads, optimizer, variables, global_step):
 
 apply_gradients = EffectOp(
     "apply_gradients", ("grads",), "optimizer.apply_gradients(zip(grads, variables))",
-    stand_in=lambda values, optimizer, variables, global_step: (optimizer.iterations._value,),
+    shape_rule=lambda *grads, optimizer, variables, global_step: abstract(optimizer.iterations._value),
     traced=_forget_reads)
 
 
@@ -55,7 +55,7 @@ def _print_kernel(*arrays, template, sep, end, stream):
     builtins.print(*parts, sep=sep, end=end, file=sys.stdout if stream is None else stream)
 
 
-print_op = EffectOp("print", ("inputs",), "print(inputs)", stand_in=lambda values, **attrs: (None,),
+print_op = EffectOp("print", ("inputs",), "print(inputs)", shape_rule=lambda *values, **attrs: None,
                     traced=lambda tracer, attrs, outputs: None)
 
 
@@ -100,7 +100,7 @@ def _py_function_kernel(*arrays, func, specs, numpy_inputs):
                 f"{getattr(func, '__name__', 'func')} is {np.dtype(given.dtype).name}, but Tout declares "
                 f"{dtype.name}. Return that dtype (e.g. x.astype(np.{dtype.np_dtype.name})) or change Tout.")
         array = np.asarray(given, dtype=dtype.np_dtype)
-        if shape is not None and array.shape != tuple(shape):
+        if not compatible(shape, array.shape):
             raise InvalidArgumentError(
                 f"py_function: {getattr(func, '__name__', 'func')} returned shape {array.shape}, Tout declares "
                 f"{tuple(shape)}.")
@@ -108,9 +108,10 @@ def _py_function_kernel(*arrays, func, specs, numpy_inputs):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _py_stand_in(values, func, specs, numpy_inputs):
-    return tuple(NoValue.unknown_shape("py_function", dtype) if shape is None else np.zeros(shape, dtype.np_dtype)
-                 for shape, dtype in specs)
+def _py_shape_rule(*inputs, func, specs, numpy_inputs):
+    """What Tout declares: a dtype alone leaves the shape unknown, even its rank (as in TF)."""
+    results = tuple(AbstractArray(shape, dtype.np_dtype) for shape, dtype in specs)
+    return results[0] if len(results) == 1 else results
 
 
 def _py_call(func, inp, Tout, numpy_inputs, kind):
@@ -120,7 +121,7 @@ def _py_call(func, inp, Tout, numpy_inputs, kind):
     inputs = [convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
     # One Op per call: its number of outputs is Tout's. One kernel serves both functions.
     op = EffectOp("py_function", tuple(f"x{i}" for i in range(len(inputs))),
-                  f"{getattr(func, '__name__', 'func')}(...)", stand_in=_py_stand_in, traced=_forget_reads,
+                  f"{getattr(func, '__name__', 'func')}(...)", shape_rule=_py_shape_rule, traced=_forget_reads,
                   num_outputs=len(specs))
     out = op(*inputs, func=func, specs=tuple(specs), numpy_inputs=numpy_inputs)
     if single:
@@ -167,8 +168,8 @@ def _assert_kernel(condition, *arrays, template, summarize):
         raise InvalidArgumentError(f"assertion failed: [{'] ['.join(shown)}]")
 
 
-assert_op = EffectOp("assert", ("condition", "data"), "raise if not condition", stand_in=lambda values, **attrs: (None,),
-                     traced=lambda tracer, attrs, outputs: None)
+assert_op = EffectOp("assert", ("condition", "data"), "raise if not condition",
+                     shape_rule=lambda *values, **attrs: None, traced=lambda tracer, attrs, outputs: None)
 
 
 def Assert(condition, data, summarize=None, name=None):

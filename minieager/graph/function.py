@@ -8,28 +8,36 @@
 
 The signature of a call is each tensor argument's shape and dtype plus the value of every other
 argument (Python numbers, strings, objects by identity; variables by identity, since they are
-captured by reference). A new signature traces again, as ``tf.function`` does.
+captured by reference). A new signature traces again, as ``tf.function`` does. A shape may have
+unknown dimensions (None): ``input_signature=[me.TensorSpec([None, 784])]`` traces once for every
+batch size, and ``reduce_retracing=True`` retraces a changed shape once, with the dimensions that
+changed unknown; a graph with unknown dimensions serves every call whose shapes fit it.
 """
 import functools
 import inspect
-import warnings
+import logging
 
 import numpy as np
 
 from .. import nest
 from ..autodiff.variable import Variable
 from ..engine import recording
+from ..engine.abstract import compatible, relaxed
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor, TensorShape
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
 from . import passes
-from .autograph import convert_for_tracing
 from .ir import Graph, run
+from .autograph import convert_for_tracing
+from .passes.cse import freeze
 from .tracing import Tracer
 
 _run_eagerly = False
-RETRACE_WARNING_AFTER = 5   # traces that differ in Python numbers before the warning, as in TF
+logger = logging.getLogger("minieager")
+# TF's rule for its retracing warning: when RETRACING_WARNING_THRESHOLD of the calls in the last
+# RETRACING_HISTORY or so traced, at most RETRACING_WARNINGS times per function.
+RETRACING_WARNING_THRESHOLD, RETRACING_HISTORY, RETRACING_WARNINGS = 5, 10, 2
 
 
 def run_functions_eagerly(run_eagerly):
@@ -127,7 +135,7 @@ class ConcreteFunction:
         flat = []
         for node, t in zip(inputs, tensors):
             t = convert_to_tensor(t, dtype=node.dtype if not isinstance(t, Tensor) else None)
-            if t._dtype is not node.dtype or (node.shape is not None and tuple(t.shape) != node.shape):
+            if t._dtype is not node.dtype or not compatible(node.shape, tuple(t._value.shape)):
                 raise InvalidArgumentError(
                     f"ConcreteFunction '{self.name}': argument '{node.name}' must be {node.type_text}, got "
                     f"{t.dtype.name}{list(t.shape)}. Call the me.function itself to trace for new shapes.")
@@ -148,20 +156,23 @@ class ConcreteFunction:
 class Function:
     """What ``me.function(f)`` returns: call it like ``f``."""
 
-    def __init__(self, python_function, input_signature=None, optimize=True, name=None, autograph=True):
+    def __init__(self, python_function, input_signature=None, optimize=True, name=None, autograph=True,
+                 reduce_retracing=False):
         if not callable(python_function):
             raise TypeError(f"me.function wraps a Python function, got {type(python_function).__name__}.")
         self.python_function = python_function
         self.input_signature = None if input_signature is None else self._check_signature(input_signature)
         self.optimize = optimize
+        self.reduce_retracing = bool(reduce_retracing)
         self.autograph = autograph   # trace the AutoGraph-converted function (graph/autograph)
         self._traced_function = None
         self.name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
         self._concrete = {}          # call signature -> ConcreteFunction
+        self._general = []           # the signatures with unknown dimensions: each serves many shapes
         self._keep = []              # objects whose id() is part of a signature stay alive
-        self._python_number_traces = 0
-        self._warned = False
+        self._tracing_history = []   # TF's retracing detector: calls per trace, most recent last
+        self._warnings = 0
         self._traced = False         # traced at least once (variables may be created on the first trace only)
         functools.update_wrapper(self, python_function)
 
@@ -215,54 +226,75 @@ class Function:
     def _concrete_for(self, args, kwargs, instance=()):
         """``instance``: ``(obj,)`` for a method called as ``obj.method(...)`` (the input_signature
         describes the arguments after it)."""
+        specs = []
         if self.input_signature is not None:
             args = self._check_against_signature(args, kwargs, len(instance))
-            kwargs = {}
+            kwargs, specs = {}, [None] * len(instance) + list(self.input_signature)
         args = tuple(instance) + tuple(args)
         bound = self._bind(args, kwargs)
-        leaves, key_parts, tensors, has_numbers = [], [], [], False
-        for pname, value in bound.arguments.items():
+        leaves, key_parts, tensors = [], [], []
+        for index, (pname, value) in enumerate(bound.arguments.items()):
             flat = nest.flatten(value)
             structure = _structure_key(value)
+            spec = specs[index] if index < len(specs) and len(flat) == 1 else None
             parts = []
             for i, leaf in enumerate(flat):
                 leaf_name = pname if len(flat) == 1 and not isinstance(value, (list, tuple, dict)) else f"{pname}_{i}"
-                kind, part, leaf = self._leaf(leaf)
-                has_numbers |= kind == "number"
+                kind, part, leaf = self._leaf(leaf, spec)
                 parts.append(part)
                 leaves.append((leaf_name, kind, leaf))
                 if kind == "tensor" and isinstance(leaf, Tensor):
                     tensors.append(leaf)
             key_parts.append((pname, structure, tuple(parts)))
         key = tuple(key_parts)
-        concrete = self._concrete.get(key)
-        if concrete is None:
-            if has_numbers:
-                self._python_number_traces += 1
-                self._warn_retrace_storm()
-            concrete = self._trace(bound, leaves)
-            if not concrete.captured:     # one that reads an enclosing trace's tensors is good for that call only
-                self._concrete[key] = concrete
+        concrete = self._concrete.get(key) or self._general_for(key)
+        if concrete is not None:
+            self._called_without_tracing()
+            return concrete, tensors
+        if self.reduce_retracing:
+            key = self._relaxed(key)
+        concrete = self._trace(bound, leaves, key)
+        if concrete.captured:         # one that reads an enclosing trace's tensors is good for that call only
+            return concrete, tensors
+        self._concrete[key] = concrete
+        if _has_unknown_dims(key):
+            self._general.append(key)
+        self._called_with_tracing()
         return concrete, tensors
 
-    def _leaf(self, leaf):
-        """(kind, its part of the signature, the leaf to pass on) for one flattened argument."""
+    def _general_for(self, key):
+        """The trace whose signature has unknown dimensions that this call's shapes fit, if any."""
+        for general in self._general:
+            if _fits(general, key):
+                return self._concrete[general]
+        return None
+
+    def _relaxed(self, key):
+        """``reduce_retracing``: the signature with each tensor dimension that differs from an earlier
+        trace's (same arguments otherwise) made unknown, as TF does; a changed rank, an unknown rank."""
+        for earlier in reversed(list(self._concrete)):
+            merged = _merge(earlier, key)
+            if merged is not None:
+                return merged
+        return key
+
+    def _leaf(self, leaf, spec=None):
+        """(kind, its part of the signature, the leaf to pass on) for one flattened argument; a tensor
+        that an input_signature ``spec`` describes is keyed by the spec's shape (None: any size)."""
         if isinstance(leaf, Variable):
             self._keep.append(leaf)
             return "variable", ("variable", id(leaf)), leaf
         if isinstance(leaf, Tensor):
-            return "tensor", ("tensor", tuple(leaf._value.shape), leaf._dtype.name), leaf
+            shape = spec.shape if spec is not None else tuple(leaf._value.shape)
+            return "tensor", ("tensor", shape, leaf._dtype.name), leaf
         if isinstance(leaf, TensorSpec):
-            if leaf.shape is None or None in leaf.shape:
-                raise InvalidArgumentError(
-                    f"{self.name}.get_concrete_function: {leaf} has an unknown dimension, but minieager's graphs "
-                    f"have static shapes. Give every dimension, or pass an example tensor.")
             return "tensor", ("tensor", leaf.shape, leaf.dtype.name), leaf
         if isinstance(leaf, np.ndarray):
             leaf = constant(leaf)
             return "tensor", ("tensor", tuple(leaf._value.shape), leaf._dtype.name), leaf
         if isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic):
-            return "number", ("python", type(leaf).__name__, leaf), leaf
+            # floats by their bits (f(x, -0.0) is not f(x, 0.0)), every nan one value (no retrace per nan)
+            return "number", ("python", type(leaf).__name__, freeze(leaf)), leaf
         try:
             hash(leaf)
             return "python", ("python", type(leaf).__name__, leaf), leaf
@@ -297,25 +329,36 @@ class Function:
             checked.append(arg)
         return tuple(checked)
 
-    def _warn_retrace_storm(self):
-        if self._python_number_traces > RETRACE_WARNING_AFTER and not self._warned:
-            self._warned = True
-            warnings.warn(
-                f"me.function '{self.name}' has been traced {self._python_number_traces} times for different "
-                f"Python numbers among its arguments: every new Python value is a new signature, so a new trace "
-                f"(slow) and a new graph. Pass numbers that change as tensors (me.constant(3.0)): a tensor's "
-                f"value is not part of the signature, only its shape and dtype.", stacklevel=4)
+    # ---- TF's retracing warning --------------------------------------------------------------
+    def _called_without_tracing(self):
+        if not self._tracing_history:
+            self._tracing_history.append(0)
+        self._tracing_history[-1] += 1
+
+    def _called_with_tracing(self):
+        history = self._tracing_history
+        history.append(1)
+        while sum(history) - history[0] > RETRACING_HISTORY:    # forget calls older than the history
+            history.pop(0)
+        if len(history) >= RETRACING_WARNING_THRESHOLD and self._warnings < RETRACING_WARNINGS:
+            self._warnings += 1
+            logger.warning(
+                f"{len(history)} out of the last {sum(history)} calls to me.function '{self.name}' traced it "
+                f"again. Tracing is slow; each new signature (a new shape, dtype, or Python value among the "
+                f"arguments) traces anew. Pass numbers that change as tensors (me.constant(3.0)): a tensor's "
+                f"value is not part of the signature, only its shape and dtype; give changing shapes as None: "
+                f"input_signature=[me.TensorSpec([None, ...])] or reduce_retracing=True.")
 
     # ---- tracing ----------------------------------------------------------------------------
-    def _trace(self, bound, leaves):
+    def _trace(self, bound, leaves, key):
         """Trace once; as tf.function, a function may create variables on its first trace only. If it
         did, it is traced again at once, which must create none (a function that makes a Variable on
         every call would otherwise make a new one for each new signature)."""
         first = not self._traced
         self._traced = True
-        concrete, created = self._trace_once(bound, leaves)
+        concrete, created = self._trace_once(bound, leaves, key)
         if created and first:
-            concrete, created = self._trace_once(bound, leaves)
+            concrete, created = self._trace_once(bound, leaves, key)
         if created:
             raise ValueError(
                 f"me.function '{self.name}' created a me.Variable ('{created[0].name}') on a call after its first: "
@@ -328,16 +371,16 @@ class Function:
         """Each trace's inputs and outputs, as TF's ``Function.pretty_printed_concrete_signatures()``."""
         return "\n\n".join(c.pretty_printed_signature() for c in self._concrete.values())
 
-    def _trace_once(self, bound, leaves):
+    def _trace_once(self, bound, leaves, key):
         original, bound = bound, self._signature.bind(*bound.args, **bound.kwargs)   # a copy: may trace twice
         # Traced inside another trace (or a compat.v1 graph), it may read that graph's tensors: captures.
         tracer = Tracer(self.name, parent=recording.tracers[-1] if recording.tracers else None)
+        shapes = iter([part[1] for _, _, parts in key for part in parts if part[0] == "tensor"])
         with tracer:
             args = []
             for leaf_name, kind, leaf in leaves:
-                if kind == "tensor":
-                    shape = leaf.shape if isinstance(leaf, TensorSpec) else tuple(leaf._value.shape)
-                    leaf = tracer.placeholder(leaf_name, shape, leaf.dtype)
+                if kind == "tensor":      # its shape as the signature has it (None: known when it runs)
+                    leaf = tracer.placeholder(leaf_name, next(shapes), leaf.dtype)
                 args.append(leaf)
             it = iter(args)
             for pname in bound.arguments:
@@ -421,6 +464,35 @@ def _spec_of(leaf):
     if isinstance(leaf, Tensor) and not isinstance(leaf, Variable):
         return TensorSpec(tuple(leaf._value.shape), leaf.dtype)
     return leaf
+def _tensor_parts(key):
+    """((argument, leaf), part) for every leaf of a signature."""
+    return [((pname, structure, i), part) for pname, structure, parts in key for i, part in enumerate(parts)]
+
+
+def _has_unknown_dims(key):
+    return any(part[0] == "tensor" and (part[1] is None or None in part[1]) for _, part in _tensor_parts(key))
+
+
+def _fits(general, key):
+    """Whether the call signature ``key`` fits ``general``: the same but for the sizes general leaves unknown."""
+    a, b = _tensor_parts(general), _tensor_parts(key)
+    return len(a) == len(b) and all(
+        where == other_where and (part == other or (part[0] == other[0] == "tensor" and part[2] == other[2]
+                                                   and compatible(part[1], other[1])))
+        for (where, part), (other_where, other) in zip(a, b))
+
+
+def _merge(earlier, key):
+    """``key`` with every tensor dimension that differs from ``earlier``'s unknown, or None if they differ
+    in anything but tensor shapes."""
+    a, b = _tensor_parts(earlier), _tensor_parts(key)
+    if len(a) != len(b) or any(w != v or (p != q and not (p[0] == q[0] == "tensor" and p[2] == q[2]))
+                               for (w, p), (v, q) in zip(a, b)):
+        return None
+    merged = iter([("tensor", relaxed(p[1], q[1]), p[2]) if p != q else p for (_, p), (_, q) in zip(a, b)])
+    return tuple((pname, structure, tuple(next(merged) for _ in parts)) for pname, structure, parts in key)
+
+
 class BoundFunction:
     """``obj.method`` for an ``@me.function`` method: calls it with ``obj`` first; the method's
     ``input_signature`` describes the arguments after ``self``. Everything else is the Function's."""
@@ -456,9 +528,12 @@ def function(func=None, input_signature=None, optimize=True, autograph=True, jit
     ``optimize=False`` runs the graph as traced (the optimisation passes are skipped).
     ``autograph=True`` (as in TF) traces the function with its Python ``if``/``while``/``for`` on tensors
     converted to me.cond / me.while_loop (see graph/autograph); ``autograph=False`` traces it as written.
-    ``jit_compile``, ``reduce_retracing`` and ``experimental_relax_shapes`` are accepted so that
-    TensorFlow code runs, and have no effect (graphs have static shapes)."""
+    ``reduce_retracing=True`` (TF's older name: ``experimental_relax_shapes``) traces a shape that
+    changed once more with the changed dimensions unknown, and reuses that graph.
+    ``jit_compile`` is accepted so that TensorFlow code runs, and has no effect."""
+    relax = bool(reduce_retracing or experimental_relax_shapes)
     if func is None:
         return lambda f: Function(f, input_signature=input_signature, optimize=optimize, name=name,
-                                  autograph=autograph)
-    return Function(func, input_signature=input_signature, optimize=optimize, name=name, autograph=autograph)
+                                  autograph=autograph, reduce_retracing=relax)
+    return Function(func, input_signature=input_signature, optimize=optimize, name=name, autograph=autograph,
+                    reduce_retracing=relax)

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine import recording
+from ..engine.abstract import shape_text
 from ..engine.device import CPU, current_device, to_device, to_host
 from ..engine.tensor import Tensor, place, wrap
 from ..errors import InvalidArgumentError
@@ -61,12 +62,11 @@ class Node:
 
     @property
     def type_text(self):
-        """``float32[32,10]``; ``float32[?]`` if the shape is unknown; ``()`` for an effect that returns nothing."""
+        """``float32[32,10]``; ``float32[?,784]`` with a dimension known only when it runs;
+        ``float32[...]`` if even the rank is unknown; ``()`` for an effect that returns nothing."""
         if self.dtype is None:
             return "()"
-        if self.shape is None:
-            return f"{self.dtype.name}[?]"
-        return f"{self.dtype.name}[{','.join(str(d) for d in self.shape)}]"
+        return self.dtype.name + shape_text(self.shape)
 
     def __repr__(self):
         return f"<Node {self.name} = {self.kind} {self.op.name if self.op else ''} {self.type_text}>"
@@ -256,18 +256,46 @@ def run_arrays(graph, arrays, device=CPU):
     env = template.copy()
     for s, x in zip(input_slots, arrays):
         env[s] = x
-    for code, out, fn, a, b, attrs in steps:
-        if code == _TWO:
-            env[out] = fn(env[a], env[b])
-        elif code == _ONE:
-            env[out] = fn(env[a])
-        elif code == _MANY:
-            env[out] = fn(*[env[i] for i in a], **attrs)
-        elif code == _READ:
-            env[out] = fn._value
-        else:
-            env[out] = env[a][b]
+    try:                # (free in Python 3.11+ while nothing is raised)
+        for code, out, fn, a, b, attrs in steps:
+            if code == _TWO:
+                env[out] = fn(env[a], env[b])
+            elif code == _ONE:
+                env[out] = fn(env[a])
+            elif code == _MANY:
+                env[out] = fn(*[env[i] for i in a], **attrs)
+            elif code == _READ:
+                env[out] = fn._value
+            else:
+                env[out] = env[a][b]
+    except _RUN_ERRORS as err:
+        node = graph.nodes[out] if out < len(graph.nodes) else _group_node(graph, steps, out)
+        raise _in_node(err, graph, node) from err
     return [env[s] for s in output_slots]
+
+
+# The errors a kernel or an op's value check raises, told again with the node they came from.
+_RUN_ERRORS = (InvalidArgumentError, ValueError, IndexError, TypeError, ZeroDivisionError)
+
+
+def _group_node(graph, steps, slot):
+    """The first node that picks an output of the multi-output call computed into ``slot``."""
+    for code, out, _, a, _, _ in steps:
+        if code == _PICK and a == slot:
+            return graph.nodes[out]
+
+
+def _in_node(err, graph, node):
+    """``err`` (its type, the eager message) with the graph node that raised it, and its source line."""
+    if node is None or "graph node" in str(err):
+        return err
+    where = f"in graph node {node.name} = {node.op.name if node.op else node.kind}(...) of '{graph.name}'"
+    if node.source:
+        where += f", traced from line {node.source[1]}: {node.source[2]}"
+    try:
+        return type(err)(f"{err} ({where})")
+    except TypeError:         # an exception class that takes other arguments: keep it as it is
+        return err
 
 
 class Interpreter:
@@ -308,7 +336,10 @@ class Interpreter:
 
     def run_node(self, node):
         if node.kind == "call":
-            return self.call(node, [self.env[i] for i in node.inputs])
+            try:
+                return self.call(node, [self.env[i] for i in node.inputs])
+            except _RUN_ERRORS as err:
+                raise _in_node(err, self.graph, node) from err
         return getattr(self, node.kind)(node)
 
     def constant(self, node):

@@ -32,6 +32,7 @@ import numpy as np
 from .. import nest
 from ..autodiff.variable import Variable
 from ..engine import dtypes
+from ..engine.abstract import AbstractArray
 from ..engine.op import EffectOp, Op
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor
@@ -528,19 +529,23 @@ def _ops_by_name():
 
 def _control_flow_op(name, e):
     n = e["num_outputs"]
-    if e["effect"]:      # (stand_in: what a trace through the loaded function records, as me.cond does)
+    rule = lambda *inputs, **attrs: _results(attrs, name)   # noqa: E731 (what a trace through it records)
+    if e["effect"]:
         return EffectOp(name, ("pred", "captured") if name == "cond" else ("loop_vars", "captured"), name,
-                        stand_in=lambda values, **attrs: _stand_ins(attrs, name),
-                        traced=lambda tracer, attrs, outputs: tracer.forget_reads(), num_outputs=n)
+                        shape_rule=rule, traced=lambda tracer, attrs, outputs: tracer.forget_reads(), num_outputs=n)
     if name == "cond":
         return Op("cond", ("pred", "captured"), "true_graph if pred else false_graph",
-                  grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=control_flow._cond_vjp, num_outputs=n)
-    return Op("while", ("loop_vars", "captured"), "while cond_graph(v): v = body_graph(v)", num_outputs=n)
+                  grads=(None, "cond(pred, d true_graph, d false_graph)"), vjp=control_flow._cond_vjp, num_outputs=n,
+                  shape_rule=rule)
+    return Op("while", ("loop_vars", "captured"), "while cond_graph(v): v = body_graph(v)", num_outputs=n,
+              shape_rule=rule)
 
 
-def _stand_ins(attrs, name):
+def _results(attrs, name):
+    """The outputs of a loaded cond or while node: those of its branch's (body's) graph."""
     graph = attrs["true_graph"] if name == "cond" else attrs["body_graph"]
-    return tuple(np.ones(node.shape, node.dtype.np_dtype) for node in graph.outputs)
+    results = tuple(AbstractArray(node.shape, node.dtype.np_dtype) for node in graph.outputs)
+    return results[0] if len(results) == 1 else results
 
 
 class RestoredFunction:

@@ -1,13 +1,13 @@
 """Symbolic tensors: what a traced function computes with while ``me.function`` records it.
 
 A ``SymbolicTensor`` is a Tensor that stands for a node of the graph being recorded. It carries
-a *stand-in* array of the node's shape and dtype in ``_value``, so the eager op functions (which
-read ``x._value.shape`` to check their arguments) work on it unchanged, and the tracer learns
-each op's output shape and dtype by running the op's kernel on the stand-ins (see tracing.py).
-Its *values* mean nothing, so everything that would read them (``.numpy()``, ``bool()``, a
-Python ``if``) raises an error that says why and what to use instead.
+an ``AbstractArray`` (the node's dtype and shape, ``None`` for a dimension known only when the
+graph runs; engine/abstract.py) in ``_value``, so the eager op functions (which read
+``x._value.shape`` to check their arguments) work on it unchanged, and the tracer learns each
+op's outputs from the op's shape rule (see tracing.py). It has no values, so everything that
+would read them (``.numpy()``, ``bool()``, a Python ``if``) raises an error that says why and
+what to use instead.
 """
-import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine.tensor import Tensor, TensorShape
@@ -24,14 +24,8 @@ def no_value_error(t, what):
 
 
 class NoValue:
-    """The stand-in array of a symbolic tensor that has nothing to compute with: any use fails with
-    ``why``, instead of computing with a meaningless stand-in. Two cases make one:
-
-    ``unknown_shape(name, dtype)``  a tensor whose shape is unknown until it runs (a placeholder
-                                    declared without a shape, a py_function given only a dtype)
-    ``trace_over(name, trace)``     a symbolic tensor whose trace is over (kept in a list, a global,
-                                    returned from a branch ...)
-    """
+    """What a symbolic tensor whose trace is over (kept in a list, a global, returned from a
+    branch ...) holds instead of its AbstractArray: any use fails with ``why``."""
 
     __slots__ = ("name", "dtype", "why")
 
@@ -40,13 +34,6 @@ class NoValue:
 
     def __getattr__(self, attr):
         raise InvalidArgumentError(f"Tensor '{self.name}' {self.why}")
-
-    @classmethod
-    def unknown_shape(cls, name, dtype):
-        return cls(name, dtype,
-                   "has no known shape while the graph is built, so ops that need it cannot be recorded. Give it "
-                   "a shape: me.compat.v1.placeholder(dtype, shape=[...]), or Tout=me.TensorSpec(shape, dtype) "
-                   "for a py_function.")
 
     @classmethod
     def trace_over(cls, name, trace):
@@ -83,6 +70,9 @@ class SymbolicTensor(Tensor):
                                     f"works on the tensors a function returns.")
         raise no_value_error(self, ".numpy()")
 
+    def _host(self):
+        raise no_value_error(self, "Reading its values")
+
     def __array__(self, dtype=None, copy=None):
         raise no_value_error(self, "Converting it to a NumPy array")
 
@@ -106,17 +96,6 @@ class SymbolicTensor(Tensor):
 
     __str__ = __repr__
     __hash__ = Tensor.__hash__
-
-
-def stand_in(shape, dtype, name):
-    """The array a fresh placeholder computes with while tracing: ones for floats (no log(0), no
-    division by zero), zeros for integers (a valid index or label for any size), b"0" for strings, or an
-    ``NoValue`` when the shape is not known."""
-    if shape is None:
-        return NoValue.unknown_shape(name, dtype)
-    if dtype.is_string:
-        return np.full(shape, b"0", dtype=object)   # bytes a string op can take (to_number too)
-    return (np.zeros if dtype.is_integer else np.ones)(shape, dtype.np_dtype)
 
 
 def get_static_value(tensor, partial=False):

@@ -6,12 +6,13 @@ running it. The tracer turns the inputs into nodes (a symbolic tensor is already
 Variable becomes a ``variable`` read, any other tensor a ``constant``), appends a ``call`` node,
 and returns symbolic tensors for its outputs.
 
-Shapes and dtypes by evaluation: the tracer runs the op's own kernel once on the inputs'
-stand-in arrays (ones for arguments, the real values for variables and constants) and reads
-the result's shape and dtype. So there is no second set of shape rules to keep in step with the
-kernels, and every check an op function does eagerly happens while tracing too. The price is
-one eager run of the function per trace (for the guide's CNN step well under a second); the
-stand-in values themselves are never used.
+Shapes and dtypes by abstract evaluation: each symbolic tensor carries an ``AbstractArray``
+(dtype and shape, no values; engine/abstract.py) in ``_value``, and the tracer learns each op's
+outputs from the op's shape rule (``Op.shape_rule``), never by running a kernel. A dimension may be
+unknown (``None``: a placeholder ``[None, 784]``, the length of ``unique``'s result); it is known
+when the graph runs. The op functions still run while tracing, so their static checks (dtypes,
+ranks, known sizes) raise the eager errors then; the checks that need values (``Op.check``: indices
+in range, no integer division by zero) run with the kernel every time the graph runs.
 
 Gradient tapes opened *inside* the traced function see each call as they would eagerly, so
 ``tape.gradient`` records the backward ops into the same graph. Tapes open *outside* are
@@ -22,18 +23,15 @@ import linecache
 import os
 import sys
 
-import numpy as np
-
 from ..autodiff.variable import Variable
 from ..engine import recording
+from ..engine.abstract import AbstractArray, abstract, unknown_rank_error
 from ..engine.device import CPU
 from ..engine.dtypes import BY_NUMPY
 from ..errors import InaccessibleTensorError, InvalidArgumentError
 from ..engine.tensor import Tensor, _next_id
 from .ir import Graph, Node
-from .symbolic import NoValue, SymbolicTensor, stand_in
-
-DATA_DEPENDENT_SHAPES = {"where_indices"}   # ops whose output shape depends on values: not traceable
+from .symbolic import NoValue, SymbolicTensor
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../minieager
 
 
@@ -67,7 +65,7 @@ class Tracer:
         return False
 
     def close(self):
-        """The trace is over: its symbolic tensors drop their stand-ins and refuse any further use."""
+        """The trace is over: its symbolic tensors drop their abstract values and refuse any further use."""
         for t in self._made:
             t._value = NoValue.trace_over(t._node.name, self.name)
         self._made = []
@@ -96,10 +94,10 @@ class Tracer:
         return t
 
     def placeholder(self, name, shape, dtype):
-        """A new argument of the graph (shape None: known only when it runs)."""
+        """A new argument of the graph (a None dimension, or a None shape: known only when it runs)."""
         name = self._unique(name)
         node = Node("placeholder", name, shape=shape, dtype=dtype)
-        t = self._add(node, stand_in(shape, dtype, name))
+        t = self._add(node, AbstractArray(shape, dtype.np_dtype))
         self.placeholders.append(node)
         return t
 
@@ -117,7 +115,7 @@ class Tracer:
         if entry is None:
             node = Node("constant", self._unique(f"c{len(self._constants)}"), shape=t._value.shape,
                         dtype=t._dtype, value=t._value, source=_user_source())
-            entry = self._constants[t._id] = (t, self._add(node, t._value))
+            entry = self._constants[t._id] = (t, self._add(node, abstract(t._value)))
         return entry[1]
 
     def _capture(self, t):
@@ -146,7 +144,7 @@ class Tracer:
             base = variable.name.split(":")[0].replace("/", "_")
             node = Node("variable", self._unique(base), shape=variable._value.shape, dtype=variable._dtype,
                         value=variable, source=_user_source())
-            entry = self._reads[variable._id] = (variable, self._add(node, variable._value))
+            entry = self._reads[variable._id] = (variable, self._add(node, abstract(variable._value)))
         return entry[1]
 
     def forget_reads(self, variable=None):
@@ -161,30 +159,36 @@ class Tracer:
         """Record one op call (Op.__call__ sends every call here while this tracer is open)."""
         if "into" in attrs:          # temporary elision writes over an operand: never while tracing
             attrs = {k: v for k, v in attrs.items() if k != "into"}
-        if op.name in DATA_DEPENDENT_SHAPES:
-            raise InvalidArgumentError(
-                f"{op.name}: its output's shape depends on the input's values (how many are True), but a graph "
-                f"needs every shape before it runs. Inside me.function, keep the shape fixed: me.where(cond, x, y) "
-                f"or a mask multiplied in instead of me.boolean_mask / me.where(cond).")
         symbols = [self.symbolic(t) for t in inputs]
-        kernel = op._kernels.get(CPU) or op._load_kernel(CPU)
-        with np.errstate(all="ignore"):     # the stand-ins' values mean nothing: no overflow warnings
-            result = kernel(*[s._value for s in symbols], **attrs)
-        results = (result,) if op.num_outputs == 1 else tuple(result)
-        return self.record(op, inputs, attrs, results, symbols=symbols)
+        return self.record(op, inputs, attrs, self.abstract(op, symbols, attrs), symbols=symbols)
 
     def effect(self, op, inputs, attrs):
         """Record a call of an EffectOp (assign, print, py_function ...): its kernel does not run now;
-        ``op.stand_in`` says what it will return, ``op.traced`` what it changes."""
+        its shape rule says what it will return, ``op.traced`` what it changes."""
         symbols = [self.symbolic(t) for t in inputs]
-        results = op.stand_in([s._value for s in symbols], **attrs)
+        results = self.abstract(op, symbols, attrs)
         outputs = self.record(op, inputs, attrs, results, symbols=symbols, effect=True)
         op.traced(self, attrs, outputs if op.num_outputs > 1 else (outputs,))
         return outputs
 
+    def abstract(self, op, symbols, attrs):
+        """The outputs' AbstractArrays (a tuple, one per output) by the op's shape rule."""
+        inputs = [s._value for s in symbols]
+        for s, x in zip(symbols, inputs):
+            if x.shape is None and not (getattr(op.shape_rule, "any_rank", False) or getattr(op, "effect", False)):
+                raise unknown_rank_error(op.name, f"tensor '{s._node.name}'")
+        try:
+            result = op.abstract(*inputs, **attrs)
+        except InvalidArgumentError as err:
+            where = _user_source(3)
+            at = f", line {where[1]}: {where[2]}" if where else ""
+            raise type(err)(f"{err} (while tracing '{self.name}'{at})") from None
+        return (result,) if op.num_outputs == 1 else tuple(result)
+
     def record(self, op, inputs, attrs, results, symbols=None, effect=False):
-        """Append the call's node(s), with ``results`` (one stand-in per output) giving shapes and
-        dtypes; tapes opened inside the function see the call as they would eagerly."""
+        """Append the call's node(s), with ``results`` (one AbstractArray per output, None for an
+        effect that returns nothing) giving shapes and dtypes; tapes opened inside the function see
+        the call as they would eagerly."""
         if symbols is None:
             symbols = [self.symbolic(t) for t in inputs]
         source = _user_source()
@@ -194,9 +198,6 @@ class Tracer:
             name = f"%{next(self._calls)}"
             if r is None:                                       # an effect that returns nothing
                 shape, dtype = (), None
-            elif isinstance(r, NoValue):
-                shape, dtype = None, r.dtype
-                r = NoValue.unknown_shape(name, dtype)
             else:
                 shape, dtype = r.shape, BY_NUMPY[r.dtype]
             node = Node("call", name, op=op, inputs=in_nodes, shape=shape, dtype=dtype,
@@ -223,9 +224,9 @@ class GraphRecorder:
             self.records.append((op, inputs, outputs, attrs, ()))
 
 
-def _user_source():
+def _user_source(depth=2):
     """(filename, line number, line) of the innermost caller outside the minieager package."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(depth)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
     if frame is None:

@@ -262,6 +262,11 @@ def with_math(formula, math_module):
     return function
 
 
+# The formulas whose CPU loops are compiled with fastmath={"contract"} (one FMA for a * b + c inside
+# the formula: their polynomials, cpu/loops/vecmath.py); a fused kernel calls them compiled the same way.
+CONTRACT = ("exp", "tanh", "sigmoid", "softplus")
+
+
 def compile_all(jit, math_module, names=None):
     """``{name: jit(formula with math_module)}`` for every formula, or those in ``names``."""
     return {f.__name__: jit(with_math(f, math_module)) for f in FORMULAS if names is None or f.__name__ in names}

@@ -1,6 +1,7 @@
 """Checking and normalising ``axis`` arguments, once, for every op that takes one."""
 import numpy as np
 
+from ..engine.abstract import unknown_rank_error
 from ..errors import InvalidArgumentError
 
 
@@ -9,6 +10,8 @@ def normalize_axis(axis, ndim, op_name, arg="axis"):
 
     Valid axes of a rank-``ndim`` tensor are ``-ndim .. ndim - 1``; a scalar (rank 0) has none.
     """
+    if ndim is None:
+        raise unknown_rank_error(op_name)
     if type(axis) is int and 0 <= axis < ndim:   # the common case, checked first
         return axis
     if hasattr(axis, "numpy") and np.ndim(axis.numpy()) == 0:
@@ -24,6 +27,8 @@ def normalize_axis(axis, ndim, op_name, arg="axis"):
 
 def normalize_axes(axis, ndim, op_name):
     """None -> every axis; an int or a list of ints -> a sorted tuple of distinct non-negative axes."""
+    if ndim is None:
+        raise unknown_rank_error(op_name)
     if axis is None:
         return tuple(range(ndim))
     if hasattr(axis, "numpy"):

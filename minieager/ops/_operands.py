@@ -12,6 +12,8 @@ The rules (README "dtypes" states them for learners):
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.abstract import AbstractArray
+from ..engine.abstract import broadcast_shapes as abstract_broadcast
 from ..engine.convert import to_array
 from ..engine.device import CPU
 from ..engine.op import string_error
@@ -168,13 +170,17 @@ def broadcast_shape(*shapes):
     Each axis, counted from the right, must be equal in all shapes or 1 (a missing axis is 1).
     """
     try:
+        if any(None in s for s in shapes):     # a dimension known only when the graph runs
+            return abstract_broadcast("broadcast", *shapes)
         return np.broadcast_shapes(*shapes)
-    except ValueError:
+    except ValueError:     # (an InvalidArgumentError is one)
         return None
 
 
 def check_broadcast(op_name, *tensors):
     """Raise a clear error when the shapes cannot broadcast (before any kernel runs)."""
+    if type(tensors[0]._value) is AbstractArray or any(type(t._value) is AbstractArray for t in tensors):
+        return abstract_broadcast(op_name, *[t._value.shape for t in tensors if t._value.shape is not None])
     try:
         if tensors[0]._device == CPU:
             return np.broadcast(*[t._value for t in tensors]).shape   # one C call, nothing copied

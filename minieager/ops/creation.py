@@ -104,7 +104,7 @@ def fill(dims, value, name=None):
     value = convert_to_tensor(value)
     if value.ndim != 0:
         raise InvalidArgumentError(f"fill: value must be a scalar, got a tensor of shape {tuple(value.shape)}.")
-    return place(np.full(_shape_tuple(dims, "fill"), to_host(value._value), value.dtype.np_dtype),
+    return place(np.full(_shape_tuple(dims, "fill"), value._host(), value.dtype.np_dtype),
                  current_device())
 
 
@@ -148,7 +148,7 @@ def linspace(start, stop, num, name=None):
         raise InvalidArgumentError(f"linspace: start is {start.dtype.name} but stop is {stop.dtype.name}; cast one.")
     dtype = floats[0] if floats else dtypes.float64
     num = _args.integer(num, "linspace", "num", minimum=0)
-    return place(np.linspace(to_host(start._value), to_host(stop._value), num, dtype=dtype.np_dtype),
+    return place(np.linspace(start._host(), stop._host(), num, dtype=dtype.np_dtype),
                  current_device())
 
 

@@ -10,8 +10,12 @@ import math
 import numpy as np
 
 from ..engine import dtypes, temporaries
+from ..engine.abstract import broadcast, broadcast_bool, dtype_attr, of, same
+from ..engine.abstract import where as where_rule
+from ..engine.device import to_host
 from ..errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op, string_error
+from ..engine.recording import tracers
 from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor
 from . import _args
@@ -20,15 +24,15 @@ from .creation import convert_to_tensor, ones_like, zeros_like
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
-def _binary(op, arithmetic=True, check=None):
+def _binary(op, arithmetic=True):
     """The checked function ``f(x, y)`` that runs the two-input ``op``, broadcasting x and y.
 
     ``arithmetic`` ops refuse bool tensors (comparisons take them). Every binary op's public
     function (``me.add``, ``me.less`` ...) is one of these, and its operator (``+``, ``<`` ...)
     is the twin in ``f.operator``; they differ in how they recognise a temporary operand whose
     array the result may overwrite (arithmetic only, see ``engine/temporaries.py``). The common
-    case, two tensors of one dtype and shape, runs four tests before the op itself. ``check(x, y)``,
-    if given, validates the values too (integer division by zero).
+    case, two tensors of one dtype and shape, runs four tests before the op itself. Checks of
+    values (integer division by zero) are the op's own (``Op.check``): they run with the kernel.
     """
     assert op.num_outputs == 1, "Op.binary wraps one output"
     name = op.name
@@ -45,9 +49,7 @@ def _binary(op, arithmetic=True, check=None):
                 return _string_binary(op, x, y)
             if x._value.shape != y._value.shape:
                 check_broadcast(op.name, x, y)
-            if check is not None:
-                check(x, y)
-            if x._value.size >= MIN_SIZE and arithmetic:
+            if arithmetic and not tracers and x._value.size >= MIN_SIZE:   # (a trace's sizes may be None)
                 into = temporary(x)
                 if into is None and y._value.size >= MIN_SIZE:
                     into = temporary(y)
@@ -67,8 +69,8 @@ def _binary(op, arithmetic=True, check=None):
 # == and != of string tensors compare the bytes (NumPy, kernels/cpu/strings.py); every other binary op
 # refuses strings, naming itself.
 _STRING_COMPARISONS = {
-    "equal": Op("string_equal", ("a", "b"), "a == b (strings)", strings=True),
-    "not_equal": Op("string_not_equal", ("a", "b"), "a != b (strings)", strings=True),
+    "equal": Op("string_equal", ("a", "b"), "a == b (strings)", strings=True, shape_rule=broadcast_bool),
+    "not_equal": Op("string_not_equal", ("a", "b"), "a != b (strings)", strings=True, shape_rule=broadcast_bool),
 }
 
 
@@ -99,43 +101,11 @@ def _pow_grad_b(dy, a, b, out):
     return multiply(dy, multiply(out, safe_log))
 
 
-_add = Op("add", ("a", "b"), "a + b", ("dy", "dy"), vjp=lambda dy, a, b, out: (dy, dy))
-_subtract = Op("subtract", ("a", "b"), "a - b", ("dy", "-dy"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: dy,
-    lambda dy, a, b, out: negative(dy)))
-_multiply = Op("multiply", ("a", "b"), "a * b", ("dy * b", "dy * a"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: multiply(dy, b),
-    lambda dy, a, b, out: multiply(dy, a)))
-_divide = Op("divide", ("a", "b"), "a / b", ("dy / b", "-dy * a / b^2"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: divide(dy, b),
-    lambda dy, a, b, out: negative(multiply(dy, divide(out, b)))))
-_floordiv = Op("floordiv", ("a", "b"), "a // b")
-_mod = Op("mod", ("a", "b"), "a % b", ("dy", "-dy * floor(a / b)"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: dy,
-    lambda dy, a, b, out: negative(multiply(dy, floordiv(a, b)))))
-_pow = Op("pow", ("a", "b"), "a ^ b", ("dy * b * a^(b-1)", "dy * a^b * log(a)"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: multiply(dy, multiply(b, pow(a, subtract(b, 1)))),
-    _pow_grad_b))
-
-# At ties (a == b) maximum sends the whole gradient to a, as TensorFlow does.
-_maximum = Op("maximum", ("a", "b"), "max(a, b)", ("dy * (a >= b)", "dy * (a < b)"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: multiply(dy, cast(greater_equal(a, b), dy.dtype)),
-    lambda dy, a, b, out: multiply(dy, cast(less(a, b), dy.dtype))))
-_minimum = Op("minimum", ("a", "b"), "min(a, b)", ("dy * (a <= b)", "dy * (a > b)"), selective=True, vjp=_selective(
-    lambda dy, a, b, out: multiply(dy, cast(less_equal(a, b), dy.dtype)),
-    lambda dy, a, b, out: multiply(dy, cast(greater(a, b), dy.dtype))))
-
-
-add = _binary(_add)
-subtract = _binary(_subtract)
-multiply = _binary(_multiply)
-
-
 def _integer_divisor(op_name):
-    """A check that an integer divisor has no zeros: TF raises there (NumPy would give 0 and warn)."""
+    """A value check: an integer divisor has no zeros (TF raises there; NumPy would give 0 and warn)."""
     def check(x, y):
-        if y._dtype.is_integer and y._value.size:
-            divisor = y._host()
+        if y.dtype.kind in "iu" and y.size:
+            divisor = to_host(y)
             if not divisor.all():
                 where = np.unravel_index(int(np.argmin(divisor != 0)), divisor.shape)
                 raise InvalidArgumentError(
@@ -145,8 +115,49 @@ def _integer_divisor(op_name):
     return check
 
 
-floordiv = _binary(_floordiv, check=_integer_divisor("floordiv"))
-mod = _binary(_mod, check=_integer_divisor("mod"))
+def _integer_power(x, y):
+    """A value check: integers to negative integer powers are refused, as in TF."""
+    if y.dtype.kind in "iu" and y.size and to_host(y).min() < 0:
+        raise InvalidArgumentError(
+            "pow: integers to negative integer powers are not allowed (as in TensorFlow). "
+            "Cast to a float first, e.g. me.cast(x, me.float32) ** -1.")
+
+
+_add = Op("add", ("a", "b"), "a + b", ("dy", "dy"), vjp=lambda dy, a, b, out: (dy, dy), shape_rule=broadcast)
+_subtract = Op("subtract", ("a", "b"), "a - b", ("dy", "-dy"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: dy,
+    lambda dy, a, b, out: negative(dy)), shape_rule=broadcast)
+_multiply = Op("multiply", ("a", "b"), "a * b", ("dy * b", "dy * a"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: multiply(dy, b),
+    lambda dy, a, b, out: multiply(dy, a)), shape_rule=broadcast)
+_divide = Op("divide", ("a", "b"), "a / b", ("dy / b", "-dy * a / b^2"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: divide(dy, b),
+    lambda dy, a, b, out: negative(multiply(dy, divide(out, b)))), shape_rule=broadcast)
+_floordiv = Op("floordiv", ("a", "b"), "a // b", shape_rule=broadcast, check=_integer_divisor("floordiv"))
+_mod = Op("mod", ("a", "b"), "a % b", ("dy", "-dy * floor(a / b)"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: dy,
+    lambda dy, a, b, out: negative(multiply(dy, floordiv(a, b)))),
+          shape_rule=broadcast, check=_integer_divisor("mod"))
+_pow = Op("pow", ("a", "b"), "a ^ b", ("dy * b * a^(b-1)", "dy * a^b * log(a)"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: multiply(dy, multiply(b, pow(a, subtract(b, 1)))),
+    _pow_grad_b), shape_rule=broadcast, check=_integer_power)
+
+# At ties (a == b) maximum sends the whole gradient to a, as TensorFlow does.
+_maximum = Op("maximum", ("a", "b"), "max(a, b)", ("dy * (a >= b)", "dy * (a < b)"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: multiply(dy, cast(greater_equal(a, b), dy.dtype)),
+    lambda dy, a, b, out: multiply(dy, cast(less(a, b), dy.dtype))), shape_rule=broadcast)
+_minimum = Op("minimum", ("a", "b"), "min(a, b)", ("dy * (a <= b)", "dy * (a > b)"), selective=True, vjp=_selective(
+    lambda dy, a, b, out: multiply(dy, cast(less_equal(a, b), dy.dtype)),
+    lambda dy, a, b, out: multiply(dy, cast(greater(a, b), dy.dtype))), shape_rule=broadcast)
+
+
+add = _binary(_add)
+subtract = _binary(_subtract)
+multiply = _binary(_multiply)
+
+
+floordiv = _binary(_floordiv)
+mod = _binary(_mod)
 maximum = _binary(_maximum)
 minimum = _binary(_minimum)
 _checked_divide = _binary(_divide)
@@ -169,10 +180,6 @@ truediv = divide
 
 def pow(x, y, name=None):  # noqa: A001 (TF's name)
     x, y = operands("pow", x, y)
-    if y.dtype.is_integer and y._value.size and y._host().min() < 0:
-        raise InvalidArgumentError(
-            "pow: integers to negative integer powers are not allowed (as in TensorFlow). "
-            "Cast to a float first, e.g. me.cast(x, me.float32) ** -1.")
     return _checked_pow(x, y)
 
 
@@ -227,7 +234,7 @@ def add_n(inputs, name=None):
 
 # ---- comparisons and logic (no gradients) ------------------------------------------------------
 def _comparison(name):
-    return _binary(Op(name, ("a", "b")), arithmetic=False)
+    return _binary(Op(name, ("a", "b"), shape_rule=broadcast_bool), arithmetic=False)
 
 
 equal = _comparison("equal")
@@ -239,7 +246,7 @@ greater_equal = _comparison("greater_equal")
 
 
 def _logical(name):
-    checked = _binary(Op(name, ("a", "b")), arithmetic=False)
+    checked = _binary(Op(name, ("a", "b"), shape_rule=broadcast_bool), arithmetic=False)
 
     def logic(x, y, name=None):
         x, y = operands(checked.__name__, x, y)
@@ -255,7 +262,7 @@ def _logical(name):
 logical_and = _logical("logical_and")
 logical_or = _logical("logical_or")
 logical_xor = _logical("logical_xor")
-_logical_not = Op("logical_not", ("x",))
+_logical_not = Op("logical_not", ("x",), shape_rule=same)
 
 
 def logical_not(x, name=None):
@@ -268,7 +275,7 @@ def logical_not(x, name=None):
 # ---- unary math -----------------------------------------------------------------------------
 def _unary(name, formula, grad, vjp, float_only=True):
     """Define a one-input op and its public function (``me.exp``, ``me.tanh`` ...)."""
-    op = Op(name, ("x",), formula, (grad,), vjp=vjp)
+    op = Op(name, ("x",), formula, (grad,), vjp=vjp, shape_rule=same)
 
     def apply(x, name=None):
         x = convert_to_tensor(x)
@@ -276,7 +283,7 @@ def _unary(name, formula, grad, vjp, float_only=True):
             check_float(op.name, x)
         else:
             check_not_bool(op.name, x)
-        if x._value.size >= MIN_SIZE:
+        if x._value.size is not None and x._value.size >= MIN_SIZE:   # (None: an unknown size, tracing)
             into = temporaries.argument(x)   # x an unnamed result, as in me.tanh(x * w + b)?
             if into is not None:
                 return op(x, into=into)
@@ -326,11 +333,13 @@ def round(x, name=None):  # noqa: A001 (TF's name)
 # TanhGrad and SigmoidGrad for the same reason): one pass over the activations instead of three
 # ops and two temporaries. Their own VJPs keep second derivatives working.
 _relu_grad = Op("relu_grad", ("dy", "x"), "dy * (x > 0)", ("g * (x > 0)", None),
-                vjp=lambda g, dy, x, out: (relu_grad(g, x), None))
+                vjp=lambda g, dy, x, out: (relu_grad(g, x), None), shape_rule=same)
 _tanh_grad = Op("tanh_grad", ("dy", "y"), "dy * (1 - y^2)", ("g * (1 - y^2)", "-2 g dy y"),
-                vjp=lambda g, dy, y, out: (tanh_grad(g, y), multiply(g, multiply(dy, multiply(y, -2)))))
+                vjp=lambda g, dy, y, out: (tanh_grad(g, y), multiply(g, multiply(dy, multiply(y, -2)))),
+                shape_rule=same)
 _sigmoid_grad = Op("sigmoid_grad", ("dy", "y"), "dy * y * (1 - y)", ("g * y * (1 - y)", "g dy (1 - 2y)"),
-                   vjp=lambda g, dy, y, out: (sigmoid_grad(g, y), multiply(g, multiply(dy, subtract(1, multiply(y, 2))))))
+                   vjp=lambda g, dy, y, out: (sigmoid_grad(g, y), multiply(g, multiply(dy, subtract(1, multiply(y, 2))))),
+                   shape_rule=same)
 
 
 def relu_grad(dy, x):
@@ -349,7 +358,7 @@ def sigmoid_grad(dy, y):
 
 
 _leaky_relu = Op("leaky_relu", ("x",), "max(x, alpha x)", ("dy * (1 if x > 0 else alpha)",),
-                 vjp=lambda dy, x, out, alpha: (where(greater(x, 0), dy, multiply(dy, alpha)),))
+                 vjp=lambda dy, x, out, alpha: (where(greater(x, 0), dy, multiply(dy, alpha)),), shape_rule=same)
 
 
 def leaky_relu(features, alpha=0.2, name=None):
@@ -360,7 +369,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     return _leaky_relu(x, alpha=float(alpha))
 
 
-_isnan, _isfinite = Op("isnan", ("x",)), Op("isfinite", ("x",))
+_isnan, _isfinite = Op("isnan", ("x",), shape_rule=of(np.bool_)), Op("isfinite", ("x",), shape_rule=of(np.bool_))
 
 
 def is_nan(x, name=None):
@@ -387,7 +396,8 @@ def is_inf(x, name=None):
 
 # ---- selection and casting -------------------------------------------------------------------
 _where = Op("where", ("cond", "x", "y"), "cond ? x : y", (None, "dy where cond", "dy where not cond"),
-            vjp=lambda dy, c, x, y, out: (None, where(c, dy, zeros_like(dy)), where(c, zeros_like(dy), dy)))
+            vjp=lambda dy, c, x, y, out: (None, where(c, dy, zeros_like(dy)), where(c, zeros_like(dy), dy)),
+            shape_rule=where_rule)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -407,7 +417,7 @@ def _cast_vjp(dy, x, out, dtype):
     return (cast(dy, x.dtype) if x.dtype.is_floating else None,)
 
 
-_cast = Op("cast", ("x",), "cast(x)", ("cast(dy) back to x's dtype",), vjp=_cast_vjp)
+_cast = Op("cast", ("x",), "cast(x)", ("cast(dy) back to x's dtype",), vjp=_cast_vjp, shape_rule=dtype_attr)
 
 
 def cast(x, dtype, name=None):

@@ -9,6 +9,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.abstract import AbstractArray
+from ..engine.device import to_host
 from ..engine.op import Op
 from ..engine.tensor import Tensor, place
 from ..errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
@@ -72,15 +74,56 @@ def _getitem_vjp(dy, x, out, index):
     return (_getitem_grad(dy, index=index, shape=tuple(x.shape)),)
 
 
-_getitem = Op("getitem", ("x",), "x[index]", ("dy scattered back to the indexed positions",), vjp=_getitem_vjp)
+def _getitem_rule(x, index):
+    """``x[index]``'s shape: NumPy's rules, found by indexing an array of x's shape that holds no data.
+    With a dimension unknown until the graph runs, basic indexing (ints, slices, None, ...) only."""
+    if None not in x.shape:
+        probe = np.lib.stride_tricks.as_strided(np.zeros(1, x.dtype), x.shape, (0,) * x.ndim)
+        return AbstractArray(probe[index].shape, x.dtype)
+    shape, axes = [], iter(x.shape)
+    items = list(index)
+    if Ellipsis in [i for i in items if i is Ellipsis]:
+        at = next(k for k, i in enumerate(items) if i is Ellipsis)
+        named = sum(1 for i in items if i is not None and i is not Ellipsis)
+        items[at:at + 1] = [slice(None)] * (x.ndim - named)
+    for item in items:
+        if item is None:
+            shape.append(1)
+        elif isinstance(item, slice):
+            n = next(axes)
+            shape.append(None if n is None else len(range(*item.indices(n))))
+        elif isinstance(item, (int, np.integer)):
+            next(axes)
+        else:
+            raise InvalidArgumentError(
+                f"getitem: indexing with an array is not supported on a tensor whose shape {tuple(x.shape)} is "
+                f"known only when the graph runs; use me.gather or me.boolean_mask.")
+    return AbstractArray(tuple(shape) + tuple(axes), x.dtype)
+
+
+_getitem = Op("getitem", ("x",), "x[index]", ("dy scattered back to the indexed positions",), vjp=_getitem_vjp,
+              shape_rule=_getitem_rule)
 _getitem_grad = Op("getitem_grad", ("dy",), "scatter(dy, index)", ("ddy[index]",),
-                   vjp=lambda ddy, dy, out, index, shape: (_getitem(ddy, index=index),))
+                   vjp=lambda ddy, dy, out, index, shape: (_getitem(ddy, index=index),),
+                   shape_rule=lambda dy, index, shape: AbstractArray(shape, dy.dtype))
 
 
 def getitem(tensor, index):
     """``tensor[index]`` with ints, slices (steps, negatives), ``...``, ``None``, masks and int arrays."""
     x = convert_to_tensor(tensor)
     return _getitem(x, index=_normalize_index(index, x._value.shape))
+
+
+def _boolean_mask_rule(x, mask):
+    """The True elements (rows) of x: how many is known only when the graph runs."""
+    return AbstractArray((None,) + x.shape[mask.ndim:], x.dtype)
+
+
+_boolean_mask_grad = Op("boolean_mask_grad", ("dy", "mask"), "zeros with dy at the True places of mask",
+                        ("ddy[mask]", None), vjp=lambda ddy, dy, mask, out: (_boolean_mask(ddy, mask), None),
+                        shape_rule=lambda dy, mask: AbstractArray(mask.shape + dy.shape[1:], dy.dtype))
+_boolean_mask = Op("boolean_mask", ("x", "mask"), "x[mask]", ("dy put back at the True places of mask", None),
+                   vjp=lambda dy, x, mask, out: (_boolean_mask_grad(dy, mask), None), shape_rule=_boolean_mask_rule)
 
 
 def boolean_mask(tensor, mask, name=None):
@@ -92,17 +135,32 @@ def boolean_mask(tensor, mask, name=None):
         raise InvalidArgumentError(
             f"boolean_mask: mask's shape must match the first axes of the tensor's shape, got mask "
             f"{tuple(mask.shape)} for tensor {tuple(x.shape)}.")
-    return _getitem(x, index=_normalize_index(mask, x._value.shape, "boolean_mask"))
+    return _boolean_mask(x, mask)
 
 
 def _gather_vjp(dy, params, indices, out, axis):
     return (_gather_grad(dy, indices, axis=axis, shape=tuple(params.shape)), None)
 
 
+def _gather_rule(params, indices, axis):
+    """params' axis replaced by the indices' shape."""
+    return AbstractArray(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
+
+
+def _check_gather(params, indices, axis):
+    """A value check: every index picks a slice that exists along ``axis`` (negatives from the end)."""
+    n, values = params.shape[axis], to_host(indices)
+    if values.size and (values.min() < -n or values.max() >= n):
+        bad = values[(values < -n) | (values >= n)].flat[0]
+        raise InvalidArgumentError(
+            f"gather: index {bad} is out of range for axis {axis} of size {n} (params shape {tuple(params.shape)}).")
+
+
 _gather = Op("gather", ("params", "indices"), "gather(params, indices)", ("dy added at the gathered rows", None),
-             vjp=_gather_vjp)
+             vjp=_gather_vjp, shape_rule=_gather_rule, check=_check_gather)
 _gather_grad = Op("gather_grad", ("dy", "indices"), "scatter_add(dy, indices)", ("gather(ddy, indices)", None),
-                  vjp=lambda ddy, dy, indices, out, axis, shape: (_gather(ddy, indices, axis=axis), None))
+                  vjp=lambda ddy, dy, indices, out, axis, shape: (_gather(ddy, indices, axis=axis), None),
+                  shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
 
 
 def gather(params, indices, axis=0, name=None):
@@ -120,17 +178,18 @@ def _checked_gather(params, indices, axis, op_name):
     if not indices.dtype.is_integer:
         raise DTypeError(f"{op_name}: indices must be integers, got {indices.dtype.name}.")
     axis = normalize_axis(axis, params.ndim, op_name)
-    n = params.shape[axis]
-    values = indices._host()
-    if values.size and (values.min() < -n or values.max() >= n):
-        bad = values[(values < -n) | (values >= n)].flat[0]
-        raise InvalidArgumentError(
-            f"{op_name}: index {bad} is out of range for axis {axis} of size {n} (params shape "
-            f"{tuple(params.shape)}).")
-    return _gather(params, indices, axis=axis)
+    if getattr(indices, "_tracer", None) is None:    # eagerly: the message names the op called (embedding_lookup)
+        n, values = params.shape[axis], indices._host()
+        if values.size and (values.min() < -n or values.max() >= n):
+            bad = values[(values < -n) | (values >= n)].flat[0]
+            raise InvalidArgumentError(
+                f"{op_name}: index {bad} is out of range for axis {axis} of size {n} (params shape "
+                f"{tuple(params.shape)}).")
+    return _gather(params, indices, axis=axis)     # and the kernel's check, on every run of a graph
 
 
-_one_hot = Op("one_hot", ("indices",))
+_one_hot = Op("one_hot", ("indices",), shape_rule=lambda indices, depth, on_value, off_value, dtype: AbstractArray(
+    indices.shape + (depth,), dtype.np_dtype))
 
 
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=None, name=None):
@@ -148,7 +207,8 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=None, na
     return result
 
 
-_where_indices = Op("where_indices", ("cond",))
+# The coordinates of the True elements: how many there are is known only when the graph runs.
+_where_indices = Op("where_indices", ("cond",), shape_rule=lambda cond: AbstractArray((None, cond.ndim), np.int64))
 
 
 def where_indices(condition):
@@ -166,25 +226,38 @@ def _check_nd_indices(op_name, indices, shape):
             f"{op_name}: indices must be an integer tensor of shape (..., k), got {indices.dtype.name} with "
             f"shape {tuple(indices.shape)}.")
     k = indices.shape[-1]
+    if k is None:
+        raise InvalidArgumentError(
+            f"{op_name}: the number of coordinates per index (the last axis of indices {tuple(indices.shape)}) "
+            f"must be known while the graph is built.")
     if k > len(shape):
         raise InvalidArgumentError(
             f"{op_name}: each index has {k} coordinates but the tensor has only {len(shape)} axes {tuple(shape)}.")
-    values = indices._host()
-    for axis in range(k):
+    return k     # the indices' values are checked with the kernel (_nd_indices_in_range), on every run
+
+
+def _nd_indices_in_range(op_name, indices, shape):
+    """A value check: each coordinate of ``indices`` (..., k) lies in its axis of ``shape``."""
+    values = to_host(indices)
+    for axis in range(values.shape[-1]):
         column, n = values[..., axis], shape[axis]
         if column.size and (column.min() < 0 or column.max() >= n):
             bad = column[(column < 0) | (column >= n)].flat[0]
             raise InvalidArgumentError(
                 f"{op_name}: index {bad} in coordinate {axis} is out of range for a dimension of size {n} "
                 f"(shape {tuple(shape)}). Indices must be in [0, {n}).")
-    return k
 
 
 _gather_nd = Op("gather_nd", ("params", "indices"), "params[indices]", ("scatter_nd(indices, dy)", None),
-                vjp=lambda dy, params, indices, out: (_scatter_nd(indices, dy, shape=tuple(params.shape)), None))
+                vjp=lambda dy, params, indices, out: (_scatter_nd(indices, dy, shape=tuple(params.shape)), None),
+                shape_rule=lambda params, indices: AbstractArray(
+                    indices.shape[:-1] + params.shape[indices.shape[-1]:], params.dtype),
+                check=lambda params, indices: _nd_indices_in_range("gather_nd", indices, params.shape))
 _scatter_nd = Op("scatter_nd", ("indices", "updates"), "zeros with updates added at indices",
                  (None, "gather_nd(dy, indices)"),
-                 vjp=lambda dy, indices, updates, out, shape: (None, _gather_nd(dy, indices)))
+                 vjp=lambda dy, indices, updates, out, shape: (None, _gather_nd(dy, indices)),
+                 shape_rule=lambda indices, updates, shape: AbstractArray(shape, updates.dtype),
+                 check=lambda indices, updates, shape: _nd_indices_in_range("scatter_nd", indices, shape))
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -229,13 +302,16 @@ def _tensor_scatter_update_vjp(dy, tensor, indices, updates, out):
 _tensor_scatter_update = Op(
     "tensor_scatter_nd_update", ("tensor", "indices", "updates"), "tensor with updates written at indices",
     ("dy with zeros at indices", None, "gather_nd(dy, indices) for each update that was kept"),
-    vjp=_tensor_scatter_update_vjp)
+    vjp=_tensor_scatter_update_vjp, shape_rule=lambda tensor, indices, updates: tensor,
+    check=lambda tensor, indices, updates: _nd_indices_in_range("tensor_scatter_nd_update", indices, tensor.shape))
 
 
 _tensor_scatter_add = Op(
     "tensor_scatter_nd_add", ("tensor", "indices", "updates"), "tensor with updates added at indices",
     ("dy", None, "gather_nd(dy, indices)"),
-    vjp=lambda dy, tensor, indices, updates, out: (dy, None, _gather_nd(dy, indices)))
+    vjp=lambda dy, tensor, indices, updates, out: (dy, None, _gather_nd(dy, indices)),
+    shape_rule=lambda tensor, indices, updates: tensor,
+    check=lambda tensor, indices, updates: _nd_indices_in_range("tensor_scatter_nd_add", indices, tensor.shape))
 
 
 def _tensor_scatter_args(op_name, tensor, indices, updates):

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..engine.abstract import AbstractArray, broadcast_shapes
 from ..engine.op import Op
 from ..errors import InvalidArgumentError
 from . import _args, elementwise as ew
@@ -29,7 +30,15 @@ def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
     return (_mm(b, dy, True, True) if need_a else None), (_mm(dy, a, True, True) if need_b else None)
 
 
-_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True)
+def _matmul_rule(a, b, transpose_a, transpose_b):
+    """(..., m, k) @ (..., k, n) -> (..., m, n), the batch axes broadcast."""
+    m = a.shape[-1] if transpose_a else a.shape[-2]
+    n = b.shape[-2] if transpose_b else b.shape[-1]
+    return AbstractArray(broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2]) + (m, n), a.dtype)
+
+
+_matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True,
+             shape_rule=_matmul_rule)
 
 
 def _mm(a, b, transpose_a, transpose_b):
@@ -47,7 +56,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
             f"Use me.reshape(v, [1, -1]) to make a vector a row matrix.")
     k_a = shape_a[-2] if transpose_a else shape_a[-1]
     k_b = shape_b[-1] if transpose_b else shape_b[-2]
-    if k_a != k_b:
+    if k_a != k_b and None not in (k_a, k_b):     # (None: known only when the graph runs)
         raise InvalidArgumentError(
             f"matmul: inner dimensions do not match: {shape_a}{'^T' if transpose_a else ''} @ "
             f"{shape_b}{'^T' if transpose_b else ''} multiplies {k_a} columns by {k_b} rows. "
@@ -142,7 +151,19 @@ def _einsum_vjp(dy, *inputs, out, equation):
     return tuple(grads)
 
 
-_einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the other inputs",), vjp=_einsum_vjp)
+def _einsum_rule(*xs, equation):
+    """Each output letter's size is that letter's size in the inputs."""
+    subs, output = equation.split("->")
+    sizes = {}
+    for letters, x in zip(subs.split(","), xs):
+        for c, n in zip(letters, x.shape):
+            if sizes.get(c) is None:
+                sizes[c] = n
+    return AbstractArray(tuple(sizes[c] for c in output), xs[0].dtype)
+
+
+_einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the other inputs",), vjp=_einsum_vjp,
+             shape_rule=_einsum_rule)
 
 
 def einsum(equation, *inputs, name=None):
@@ -160,7 +181,7 @@ def einsum(equation, *inputs, name=None):
         if len(s) != t.ndim:
             raise InvalidArgumentError(f"einsum: subscripts {s!r} name {len(s)} axes but the tensor has shape {tuple(t.shape)}.")
         for c, n in zip(s, t.shape):
-            if sizes.setdefault(c, n) != n:
+            if sizes.setdefault(c, n) != n and None not in (sizes[c], n):
                 raise InvalidArgumentError(f"einsum: axis {c!r} has size {sizes[c]} in one input and {n} in another.")
     missing = set(output) - set(sizes)
     if missing or len(set(output)) != len(output):
@@ -169,10 +190,15 @@ def einsum(equation, *inputs, name=None):
 
 
 # ---- diagonals ------------------------------------------------------------------------------------
+def _diag_part_rule(x):
+    m, n = x.shape[-2:]
+    return AbstractArray(x.shape[:-2] + (None if m is None or n is None else min(m, n),), x.dtype)
+
+
 _diag = Op("diag", ("diagonal",), "matrix with the diagonal", ("diag_part(dy)",),
-           vjp=lambda dy, d, out, shape: (_diag_part(dy),))
+           vjp=lambda dy, d, out, shape: (_diag_part(dy),), shape_rule=lambda d, shape: AbstractArray(shape, d.dtype))
 _diag_part = Op("diag_part", ("x",), "the main diagonal of x", ("matrix with dy on the diagonal",),
-                vjp=lambda dy, x, out: (_diag(dy, shape=tuple(x.shape)),))
+                vjp=lambda dy, x, out: (_diag(dy, shape=tuple(x.shape)),), shape_rule=_diag_part_rule)
 
 
 def diag(diagonal, name=None, k=0):

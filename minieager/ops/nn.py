@@ -6,6 +6,8 @@ conv2d's backward pass is two more ops (``conv2d_backprop_input`` and
 import numpy as np
 
 from ..engine import recording
+from ..engine.abstract import AbstractArray, same
+from ..engine.device import to_host
 from ..engine.op import Op
 from ..errors import InvalidArgumentError, UnimplementedError
 from . import _args, elementwise as ew
@@ -20,10 +22,10 @@ from .shape import expand_dims
 # ---- softmax ----------------------------------------------------------------------------------
 _softmax = Op("softmax", ("x",), "softmax(x)", ("s * (dy - sum(dy * s))",),
               vjp=lambda dy, x, out, axis: (ew.multiply(out, ew.subtract(
-                  dy, reduce_sum(ew.multiply(dy, out), axis=axis, keepdims=True))),))
+                  dy, reduce_sum(ew.multiply(dy, out), axis=axis, keepdims=True))),), shape_rule=same)
 _log_softmax = Op("log_softmax", ("x",), "log_softmax(x)", ("dy - softmax(x) * sum(dy)",),
                   vjp=lambda dy, x, out, axis: (ew.subtract(
-                      dy, ew.multiply(ew.exp(out), reduce_sum(dy, axis=axis, keepdims=True))),))
+                      dy, ew.multiply(ew.exp(out), reduce_sum(dy, axis=axis, keepdims=True))),), shape_rule=same)
 
 
 def softmax(logits, axis=-1, name=None):
@@ -61,19 +63,36 @@ def _one_hot_like(labels, logits):
     return one_hot(labels, logits.shape[-1], dtype=logits.dtype)
 
 
+def _xent_rule(logits, labels, mean=False):
+    """(the loss: one per row, or the batch mean; the gradient: the logits' shape)."""
+    return AbstractArray(() if mean else logits.shape[:1], logits.dtype), logits
+
+
+def _check_labels(logits, labels, mean=False):
+    """A value check: every label is a class of the logits, in [0, classes)."""
+    values, classes = to_host(labels), logits.shape[1]
+    if values.size and (values.min() < 0 or values.max() >= classes):
+        bad = values[(values < 0) | (values >= classes)].flat[0]
+        raise InvalidArgumentError(
+            f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside the "
+            f"valid range of [0, {classes}). Labels must be class indices for logits with {classes} classes.")
+
+
 _softmax_xent = Op("softmax_cross_entropy", ("logits", "labels"), "-sum(labels * log_softmax(logits))",
-                   ("dy * (softmax(logits) - labels)", None), vjp=_xent_vjp, num_outputs=2)
+                   ("dy * (softmax(logits) - labels)", None), vjp=_xent_vjp, num_outputs=2, shape_rule=_xent_rule)
 _sparse_softmax_xent = Op("sparse_softmax_cross_entropy", ("logits", "labels"), "-log_softmax(logits)[label]",
-                          ("dy * (softmax(logits) - one_hot(label))", None), vjp=_xent_vjp, num_outputs=2)
+                          ("dy * (softmax(logits) - one_hot(label))", None), vjp=_xent_vjp, num_outputs=2,
+                          shape_rule=_xent_rule, check=_check_labels)
 # The batch means that me.losses returns: the same kernels called with mean=True, one op instead of
 # three (cross-entropy, reduce_sum, divide) forward and one instead of five backward.
 _softmax_xent_mean = Op("softmax_cross_entropy", ("logits", "labels"),
                         "mean over rows of -sum(labels * log_softmax(logits))",
-                        ("dy * (softmax(logits) - labels) / batch", None), vjp=_xent_vjp, num_outputs=2)
+                        ("dy * (softmax(logits) - labels) / batch", None), vjp=_xent_vjp, num_outputs=2,
+                        shape_rule=_xent_rule)
 _sparse_softmax_xent_mean = Op("sparse_softmax_cross_entropy", ("logits", "labels"),
                                "mean over rows of -log_softmax(logits)[label]",
                                ("dy * (softmax(logits) - one_hot(label)) / batch", None), vjp=_xent_vjp,
-                               num_outputs=2)
+                               num_outputs=2, shape_rule=_xent_rule, check=_check_labels)
 
 
 def _xent_operands(labels, logits):
@@ -116,13 +135,7 @@ def _sparse_xent_operands(labels, logits):
             f"sparse_softmax_cross_entropy_with_logits: logits must be (batch, classes) and labels (batch,); "
             f"got logits {logits_shape} and labels {labels_shape}.")
     _check_classes("sparse_softmax_cross_entropy_with_logits", logits_shape)
-    values, classes = labels._host(), logits_shape[1]
-    if values.size and (values.min() < 0 or values.max() >= classes):
-        bad = values[(values < 0) | (values >= classes)].flat[0]
-        raise InvalidArgumentError(
-            f"sparse_softmax_cross_entropy_with_logits: received a label value of {bad} which is outside the "
-            f"valid range of [0, {classes}). Labels must be class indices for logits with {classes} classes.")
-    return logits, labels
+    return logits, labels     # the labels' values are checked with the kernel (_check_labels), on every run
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -167,7 +180,7 @@ def l2_loss(t, name=None):
 # ---- bias -----------------------------------------------------------------------------------------
 # The bias gradient sums dy over every axis but the last: one number per channel.
 _bias_add = Op("bias_add", ("value", "bias"), "value + bias", ("dy", "sum of dy over all axes but the last"),
-               vjp=lambda dy, value, bias, out: (dy, reduce_sum(dy, axis=tuple(range(dy.ndim - 1)))))
+               vjp=lambda dy, value, bias, out: (dy, reduce_sum(dy, axis=tuple(range(dy.ndim - 1)))), shape_rule=same)
 
 
 def bias_add(value, bias, data_format="NHWC", name=None):
@@ -197,20 +210,38 @@ def _conv_vjp(dy, x, w, out, strides, padding, needs):
     return dx, dw
 
 
+def _window_out(size, k, stride, padding):
+    """Output length along one spatial axis: VALID windows fit inside, SAME ones cover every input."""
+    if size is None:
+        return None
+    return (size - k) // stride + 1 if padding == "VALID" else -(-size // stride)
+
+
+def _conv_rule(x, w, strides, padding):
+    """x (N, H, W, C), w (KH, KW, C, F) -> (N, OH, OW, F)."""
+    return AbstractArray((x.shape[0], _window_out(x.shape[1], w.shape[0], strides[0], padding),
+                          _window_out(x.shape[2], w.shape[1], strides[1], padding), w.shape[3]), x.dtype)
+
+
 _conv2d = Op("conv2d", ("x", "w"), "conv2d(x, w)",
-             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp, selective=True)
+             ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp, selective=True,
+             shape_rule=_conv_rule)
 _conv2d_backprop_input = Op(
     "conv2d_backprop_input", ("dy", "w"), "conv2d_backprop_input(dy, w)",
     ("conv2d(g, w)", "conv2d_backprop_filter(g, dy)"),
     vjp=lambda g, dy, w, out, input_shape, strides, padding: (
         _conv2d(g, w, strides=strides, padding=padding),
-        _conv2d_backprop_filter(g, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding)))
+        _conv2d_backprop_filter(g, dy, filter_shape=tuple(w.shape), strides=strides, padding=padding)),
+    shape_rule=lambda dy, w, input_shape, strides, padding: AbstractArray(
+        dy.shape[:1] + tuple(input_shape[1:]), dy.dtype))
 _conv2d_backprop_filter = Op(
     "conv2d_backprop_filter", ("x", "dy"), "conv2d_backprop_filter(x, dy)",
     ("conv2d_backprop_input(dy, g)", "conv2d(x, g)"),
     vjp=lambda g, x, dy, out, filter_shape, strides, padding: (
         _conv2d_backprop_input(dy, g, input_shape=tuple(x.shape), strides=strides, padding=padding),
-        _conv2d(x, g, strides=strides, padding=padding)))
+        _conv2d(x, g, strides=strides, padding=padding)),
+    shape_rule=lambda x, dy, filter_shape, strides, padding: AbstractArray(
+        filter_shape, x.dtype))
 
 
 def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=None, name=None):  # noqa: A002
@@ -245,16 +276,26 @@ def _no_second_order(*args, **kwargs):
     raise UnimplementedError("Second derivatives through max_pool2d are not implemented in minieager.")
 
 
-_max_pool2d_grad = Op("max_pool2d_grad", ("x", "dy"), "max_pool2d_grad(x, dy)", vjp=_no_second_order)
+def _pool_rule(x, ksize, strides, padding):
+    """x (N, H, W, C) -> (N, OH, OW, C): a window of ``ksize`` per output position."""
+    return AbstractArray((x.shape[0], _window_out(x.shape[1], ksize[0], strides[0], padding),
+                          _window_out(x.shape[2], ksize[1], strides[1], padding), x.shape[3]), x.dtype)
+
+
+_max_pool2d_grad = Op("max_pool2d_grad", ("x", "dy"), "max_pool2d_grad(x, dy)", vjp=_no_second_order,
+                      shape_rule=lambda x, dy, ksize, strides, padding: x)
 _max_pool2d = Op("max_pool2d", ("x",), "max_pool2d(x)", ("dy to the max of each window",),
                  vjp=lambda dy, x, out, ksize, strides, padding: (
-                     _max_pool2d_grad(x, dy, ksize=ksize, strides=strides, padding=padding),))
+                     _max_pool2d_grad(x, dy, ksize=ksize, strides=strides, padding=padding),), shape_rule=_pool_rule)
 _avg_pool2d_grad = Op("avg_pool2d_grad", ("dy",), "avg_pool2d_grad(dy)", ("avg_pool2d(g)",),
                       vjp=lambda g, dy, out, input_shape, ksize, strides, padding: (
-                          _avg_pool2d(g, ksize=ksize, strides=strides, padding=padding),))
+                          _avg_pool2d(g, ksize=ksize, strides=strides, padding=padding),),
+                      shape_rule=lambda dy, input_shape, ksize, strides, padding: AbstractArray(
+    dy.shape[:1] + tuple(input_shape[1:]), dy.dtype))
 _avg_pool2d = Op("avg_pool2d", ("x",), "avg_pool2d(x)", ("dy shared equally over each window",),
                  vjp=lambda dy, x, out, ksize, strides, padding: (
-                     _avg_pool2d_grad(dy, input_shape=tuple(x.shape), ksize=ksize, strides=strides, padding=padding),))
+                     _avg_pool2d_grad(dy, input_shape=tuple(x.shape), ksize=ksize, strides=strides, padding=padding),),
+                 shape_rule=_pool_rule)
 
 
 def _pool(op, name, input, ksize, strides, padding, data_format):  # noqa: A002

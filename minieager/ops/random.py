@@ -7,6 +7,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.device import CPU, current_device
+from ..engine.abstract import AbstractArray
 from ..engine.op import EffectOp
 from ..engine.recording import tracers
 from ..engine.tensor import place, wrap
@@ -54,7 +55,7 @@ def _draw_op(kind):
         register_kernel(f"random_{kind}")(_draw_kernel)
         op = _draw_ops[kind] = EffectOp(
             f"random_{kind}", (), f"random {kind} numbers",
-            stand_in=lambda values, draw, shape, dtype: (np.zeros(shape, dtype.np_dtype),),
+            shape_rule=lambda draw, shape, dtype: AbstractArray(shape, dtype.np_dtype),
             traced=lambda tracer, attrs, outputs: None)
     return op
 

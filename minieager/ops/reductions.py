@@ -10,14 +10,15 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import DTypeError, InvalidArgumentError
+from ..engine.abstract import AbstractArray, reduction, same
 from ..engine.op import Op
-from ..engine.tensor import place
+from ..engine.tensor import Tensor, place
 from . import elementwise as ew
 from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
 from ._operands import check_float, check_not_bool
 from .creation import convert_to_tensor
-from .shape import broadcast_to, concat, expand_dims, reshape, stop_gradient
+from .shape import broadcast_like, broadcast_to, concat, expand_dims, reshape, stop_gradient
 
 
 def _grad_to_input_shape(dy, x, axis):
@@ -26,7 +27,9 @@ def _grad_to_input_shape(dy, x, axis):
     # broadcasts against x as it is.
     x_shape = x._value.shape
     if dy._value.ndim != len(x_shape) and axis != tuple(range(len(axis))):
-        dy = reshape(dy, kept_shape(x_shape, axis))
+        dy = reshape(dy, tuple(-1 if n is None else n for n in kept_shape(x_shape, axis)))
+    if None in x_shape:                # a size known only when the graph runs: x's own, then
+        return broadcast_like(dy, x)
     return broadcast_to(dy, x_shape)
 
 
@@ -53,12 +56,16 @@ def _prod_vjp(dy, x, out, axis, keepdims):
     return (ew.multiply(_grad_to_input_shape(dy, x, axis), others),)
 
 
-_reduce_sum = Op("reduce_sum", ("x",), "sum(x)", ("dy broadcast back to x's shape",), vjp=_sum_vjp)
-_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",), vjp=_extremum_vjp)
-_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",), vjp=_extremum_vjp)
-_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",), vjp=_prod_vjp)
-_reduce_any = Op("reduce_any", ("x",), "any(x)")
-_reduce_all = Op("reduce_all", ("x",), "all(x)")
+_reduce_sum = Op("reduce_sum", ("x",), "sum(x)", ("dy broadcast back to x's shape",), vjp=_sum_vjp,
+                 shape_rule=reduction)
+_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",), vjp=_extremum_vjp,
+                 shape_rule=reduction)
+_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",), vjp=_extremum_vjp,
+                 shape_rule=reduction)
+_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",), vjp=_prod_vjp,
+                  shape_rule=reduction)
+_reduce_any = Op("reduce_any", ("x",), "any(x)", shape_rule=reduction)
+_reduce_all = Op("reduce_all", ("x",), "all(x)", shape_rule=reduction)
 
 
 def _reduce(op, x, axis, keepdims, numeric=True):
@@ -69,6 +76,19 @@ def _reduce(op, x, axis, keepdims, numeric=True):
         raise DTypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
     axes = normalize_axes(axis, x._value.ndim, op.name)
     return op(x, axis=axes, keepdims=bool(keepdims))
+
+
+# The number of elements a reduction takes, as a scalar of ``dtype``: a constant when the shape is
+# known while tracing, this op when it is known only when the graph runs (``reduce_mean(unique(x).y)``).
+_count = Op("count", ("x",), "the number of elements of x along axis",
+            shape_rule=lambda x, axis, dtype: AbstractArray((), dtype.np_dtype))
+
+
+def _count_of(x, axes, dtype):
+    sizes = [x._value.shape[a] for a in axes]
+    if None in sizes and 0 not in sizes:
+        return _count(x, axis=axes, dtype=dtype)
+    return math.prod(0 if n is None else n for n in sizes)
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
@@ -82,15 +102,17 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     x = convert_to_tensor(input_tensor)
     check_not_bool("reduce_mean", x)
     axes = normalize_axes(axis, x._value.ndim, "reduce_mean")
-    count = math.prod(x._value.shape[a] for a in axes)
     dtype = x.dtype
+    count = _count_of(x, axes, dtypes.int64 if dtype.is_integer else dtype)   # a Tensor if known only when it runs
     if dtype.is_integer:
-        if count == 0 and math.prod(n for i, n in enumerate(x._value.shape) if i not in axes) > 0:
+        if isinstance(count, int) and count == 0 and \
+                math.prod(n or 0 for i, n in enumerate(x._value.shape) if i not in axes) > 0:
             raise InvalidArgumentError(
                 f"reduce_mean: the mean over an empty axis has no value in {dtype.name} (there is no integer NaN); "
                 f"shape {tuple(x.shape)}, axis {list(axes)}. Cast to a float first for NaN, as NumPy gives.")
         total = reduce_sum(ew.cast(x, dtypes.int64), axis=axes, keepdims=keepdims)
-        mean = ew.multiply(ew.sign(total), ew.floordiv(ew.abs(total), max(count, 1)))   # truncates toward zero
+        count = ew.maximum(count, 1) if isinstance(count, Tensor) else max(count, 1)
+        mean = ew.multiply(ew.sign(total), ew.floordiv(ew.abs(total), count))   # truncates toward zero
         return ew.cast(mean, dtype)
     if dtype is dtypes.float16:
         return ew.cast(reduce_mean(ew.cast(x, dtypes.float32), axes, keepdims), dtype)
@@ -173,7 +195,12 @@ def count_nonzero(input, axis=None, keepdims=False, dtype=dtypes.int64, name=Non
     return ew.cast(reduce_sum(nonzero, axis=axes, keepdims=bool(keepdims)), dtype)
 
 
-_argmax, _argmin = Op("argmax", ("x",)), Op("argmin", ("x",))
+def _arg_rule(x, axis):
+    """argmax/argmin: the axis removed, int64 indices."""
+    return AbstractArray(x.shape[:axis] + x.shape[axis + 1:], np.int64)
+
+
+_argmax, _argmin = Op("argmax", ("x",), shape_rule=_arg_rule), Op("argmin", ("x",), shape_rule=_arg_rule)
 
 
 def _arg(op, x, axis, output_type):
@@ -204,7 +231,7 @@ def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
 
 _cumsum = Op("cumsum", ("x",), "cumsum(x)", ("cumsum of dy in the other direction",),
              vjp=lambda dy, x, out, axis, exclusive, reverse: (
-                 _cumsum(dy, axis=axis, exclusive=exclusive, reverse=not reverse),))
+                 _cumsum(dy, axis=axis, exclusive=exclusive, reverse=not reverse),), shape_rule=same)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -235,7 +262,7 @@ def _linear_recurrence_vjp(dy, a, b, out, axis, transpose):
 _linear_recurrence = Op(
     "linear_recurrence", ("a", "b"), "h = b + a * (h one place back along axis)",
     ("the recurrence run back over dy, times h one place back", "the recurrence run back over dy"),
-    vjp=_linear_recurrence_vjp)
+    vjp=_linear_recurrence_vjp, shape_rule=lambda a, b, axis, transpose: b)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):

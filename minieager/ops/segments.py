@@ -4,6 +4,9 @@ Summing rows into numbered segments is ``scatter_nd`` with one coordinate per ro
 gradient of each row is the gradient of its segment (``gather_nd``), and nothing new is needed.
 """
 from ..engine import dtypes
+from ..engine.abstract import same
+from ..engine.device import to_host
+from ..engine.op import Op
 from ..errors import DTypeError, InvalidArgumentError, OperatorNotAllowedInGraphError
 from . import _args
 from ._operands import check_not_bool
@@ -11,6 +14,20 @@ from .creation import convert_to_tensor
 from .elementwise import less, where
 from .indexing import _scatter_nd, getitem
 from .shape import expand_dims
+
+
+def _check_segment_ids(ids, num_segments):
+    """A value check: every id names one of the num_segments segments (a negative id drops its row)."""
+    values = to_host(ids)
+    if values.size and values.max() >= num_segments:
+        raise InvalidArgumentError(
+            f"unsorted_segment_sum: segment id {values.max()} is out of range for num_segments={num_segments} "
+            f"(ids must be below it; a negative id drops its row).")
+
+
+# The ids as they are, after the value check above: it runs with the graph, every time.
+_checked_segment_ids = Op("check_segment_ids", ("segment_ids",), "segment_ids", shape_rule=same,
+                          check=_check_segment_ids)
 
 
 def _segment_ids(op_name, data, segment_ids):
@@ -37,11 +54,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     check_not_bool("unsorted_segment_sum", data)
     ids = _segment_ids("unsorted_segment_sum", data, segment_ids)
     num_segments = _args.integer(num_segments, "unsorted_segment_sum", "num_segments", minimum=0)
-    values = ids._host()
-    if values.size and values.max() >= num_segments:
-        raise InvalidArgumentError(
-            f"unsorted_segment_sum: segment id {values.max()} is out of range for num_segments={num_segments} "
-            f"(ids must be below it; a negative id drops its row).")
+    ids = _checked_segment_ids(ids, num_segments=num_segments)
     # Dropped rows go to one extra segment, cut off at the end: no id is read on the host to do it.
     ids = where(less(ids, 0), num_segments, ids)
     rest = tuple(data.shape[ids.ndim:])

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ..engine import recording
+from ..engine.abstract import AbstractArray, same
 from ..engine.device import to_device
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
@@ -18,8 +19,8 @@ from ._operands import broadcast_shape, operands
 from .creation import constant, convert_to_tensor
 
 # ---- copies -------------------------------------------------------------------------------------
-_identity = Op("identity", ("x",), "x", ("dy",), vjp=lambda dy, x, out: (dy,))
-_stop_gradient = Op("stop_gradient", ("x",), "x")   # no vjp: the tape does not record it
+_identity = Op("identity", ("x",), "x", ("dy",), vjp=lambda dy, x, out: (dy,), shape_rule=same)
+_stop_gradient = Op("stop_gradient", ("x",), "x", shape_rule=same)   # no vjp: the tape does not record it
 
 
 def identity(input, name=None):  # noqa: A002 (TF's name)
@@ -42,7 +43,7 @@ def stop_gradient(input, name=None):  # noqa: A002
 # back to the input's device (TensorFlow records ``x.gpu()`` the same way). It cannot run through
 # ``Op.__call__``, which puts every output on its inputs' device, so it calls the tapes itself.
 _copy = Op("copy", ("x",), "x on another device", ("dy copied back to x's device",),
-           vjp=lambda dy, x, out: (copy_to_device(dy, x.device),))
+           vjp=lambda dy, x, out: (copy_to_device(dy, x.device),), shape_rule=same)
 
 
 def copy_to_device(x, device):
@@ -60,8 +61,18 @@ def copy_to_device(x, device):
 
 
 # ---- reshaping --------------------------------------------------------------------------------
+def _reshape_rule(x, shape):
+    """The new shape; a -1 left in it (the tensor's size was unknown while tracing) is unknown too."""
+    return AbstractArray(tuple(None if n == -1 else n for n in shape), x.dtype)
+
+
+def _as_reshape_target(shape):
+    """A shape with at most one unknown (None) dimension as reshape takes it: the unknown one -1."""
+    return tuple(-1 if n is None else n for n in shape)
+
+
 _reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",),
-              vjp=lambda dy, x, out, shape: (reshape(dy, x.shape),))
+              vjp=lambda dy, x, out, shape: (reshape(dy, _as_reshape_target(x.shape)),), shape_rule=_reshape_rule)
 
 
 def reshape(tensor, shape, name=None):
@@ -71,6 +82,8 @@ def reshape(tensor, shape, name=None):
     size = x._value.size
     if shape.count(-1) > 1:
         raise InvalidArgumentError(f"reshape: only one dimension can be -1, got shape {shape}.")
+    if size is None:       # tracing with an unknown dimension: a -1 is worked out when the graph runs
+        return _reshape(x, shape=shape)
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
         if known == 0 or size % known:
@@ -91,7 +104,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     x = convert_to_tensor(input)
     shape = x._value.shape
     axis = normalize_axis(axis, len(shape) + 1, "expand_dims")
-    return reshape(x, shape[:axis] + (1,) + shape[axis:])
+    return reshape(x, _as_reshape_target(shape[:axis] + (1,) + shape[axis:]))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -102,14 +115,15 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
         if x.shape[a] != 1:
             raise InvalidArgumentError(
                 f"squeeze: axis {a} of shape {tuple(x.shape)} has size {x.shape[a]}, not 1.")
-    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+    return reshape(x, _as_reshape_target(tuple(n for i, n in enumerate(x.shape) if i not in axes)))
 
 
 def _transpose_vjp(dy, x, out, perm):
     return (transpose(dy, tuple(np.argsort(perm))),)
 
 
-_transpose = Op("transpose", ("x",), "transpose(x, perm)", ("transpose(dy, inverse perm)",), vjp=_transpose_vjp)
+_transpose = Op("transpose", ("x",), "transpose(x, perm)", ("transpose(dy, inverse perm)",), vjp=_transpose_vjp,
+                shape_rule=lambda x, perm: AbstractArray(tuple(x.shape[p] for p in perm), x.dtype))
 
 
 def transpose(a, perm=None, name=None):
@@ -128,7 +142,21 @@ def _broadcast_to_vjp(dy, x, out, shape):
 
 
 _broadcast_to = Op("broadcast_to", ("x",), "broadcast_to(x, shape)", ("sum of dy over the broadcast axes",),
-                   vjp=_broadcast_to_vjp)
+                   vjp=_broadcast_to_vjp, shape_rule=lambda x, shape: AbstractArray(shape, x.dtype))
+
+
+# ``x`` broadcast to the shape of ``like``: what broadcast_to does when the shape is known only when
+# the graph runs (the gradient of a reduction over a batch of unknown size).
+_broadcast_like = Op("broadcast_like", ("x", "like"), "broadcast_to(x, like.shape)",
+                     ("sum of dy over the broadcast axes", None),
+                     vjp=lambda dy, x, like, out: (_broadcast_to_vjp(dy, x, out, None)[0], None),
+                     shape_rule=lambda x, like: AbstractArray(like.shape, x.dtype))
+
+
+def broadcast_like(x, like):
+    """``x`` broadcast to ``like``'s shape, also where that shape has dimensions known only at run time."""
+    x, like = convert_to_tensor(x), convert_to_tensor(like)
+    return x if x._value.shape == like._value.shape and None not in x._value.shape else _broadcast_like(x, like)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -148,7 +176,12 @@ def _tile_vjp(dy, x, out, multiples):
     return (summed,)
 
 
-_tile = Op("tile", ("x",), "tile(x, multiples)", ("sum of dy over the copies",), vjp=_tile_vjp)
+def _tile_rule(x, multiples):
+    return AbstractArray(tuple(0 if m == 0 else None if n is None else n * m for n, m in zip(x.shape, multiples)),
+                         x.dtype)
+
+
+_tile = Op("tile", ("x",), "tile(x, multiples)", ("sum of dy over the copies",), vjp=_tile_vjp, shape_rule=_tile_rule)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -171,7 +204,21 @@ def _concat_vjp(dy, *inputs, out, axis):
     return tuple(grads)
 
 
-_concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place along axis",), vjp=_concat_vjp)
+def _concat_rule(*xs, axis):
+    """Sizes along ``axis`` add up; on the other axes they agree (an unknown one takes a known one's)."""
+    sizes = [x.shape[axis] for x in xs]
+    shape = []
+    for i, dims in enumerate(zip(*[x.shape for x in xs])):
+        known = {d for d in dims if d is not None}
+        if i == axis:
+            shape.append(None if None in sizes else sum(sizes))
+        else:
+            shape.append(known.pop() if len(known) == 1 else None)
+    return AbstractArray(shape, xs[0].dtype)
+
+
+_concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place along axis",), vjp=_concat_vjp,
+              shape_rule=_concat_rule)
 
 
 def concat(values, axis, name=None):
@@ -233,7 +280,9 @@ def _pad_vjp(dy, x, out, paddings, constant_values):
     return (getitem(dy, tuple(slice(before, before + n) for (before, _), n in zip(paddings, x.shape))),)
 
 
-_pad = Op("pad", ("x",), "pad(x)", ("dy with the padding cut off",), vjp=_pad_vjp)
+_pad = Op("pad", ("x",), "pad(x)", ("dy with the padding cut off",), vjp=_pad_vjp,
+           shape_rule=lambda x, paddings, constant_values: AbstractArray(
+               tuple(None if n is None else n + a + b for n, (a, b) in zip(x.shape, paddings)), x.dtype))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -253,12 +302,26 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 
 # ---- facts about shapes -------------------------------------------------------------------------
+# The shape as a tensor when it is known only when the graph runs (me.shape(x)[0]: the batch size).
+_shape = Op("shape", ("x",), "the shape of x",
+            shape_rule=lambda x, out_type: AbstractArray((x.ndim,), out_type.np_dtype))
+
+
 def shape(input, out_type=None, name=None):  # noqa: A002
-    return constant(list(convert_to_tensor(input).shape), dtype=out_type or "int32")
+    x = convert_to_tensor(input)
+    out_type = _args.dtype(out_type or "int32", "shape")
+    if None in x._value.shape:
+        return _shape(x, out_type=out_type)
+    return constant(list(x.shape), dtype=out_type)
 
 
 def size(input, out_type=None, name=None):  # noqa: A002
-    return constant(convert_to_tensor(input)._value.size, dtype=out_type or "int32")
+    from .reductions import _count
+    x = convert_to_tensor(input)
+    out_type = _args.dtype(out_type or "int32", "size")
+    if x._value.size is None:
+        return _count(x, axis=tuple(range(x.ndim)), dtype=out_type)
+    return constant(x._value.size, dtype=out_type)
 
 
 def rank(input, name=None):  # noqa: A002

@@ -7,8 +7,11 @@ of that is picking again; ``top_k`` is the first k of a descending sort. ``argso
 """
 from typing import NamedTuple
 
+import numpy as np
+
 from ..engine import dtypes
 from ..errors import InvalidArgumentError
+from ..engine.abstract import AbstractArray
 from ..engine.op import Op
 from . import _args
 from ._axes import normalize_axis
@@ -19,13 +22,18 @@ from .indexing import getitem
 
 _take_along = Op("take_along_axis", ("x", "indices"), "x picked along axis at indices",
                  ("dy put back along axis at indices", None),
-                 vjp=lambda dy, x, indices, out, axis: (_put_along(dy, indices, axis=axis, shape=tuple(x.shape)), None))
+                 vjp=lambda dy, x, indices, out, axis: (_put_along(dy, indices, axis=axis, shape=tuple(x.shape)), None),
+                 shape_rule=lambda x, indices, axis: AbstractArray(indices.shape, x.dtype))
 _put_along = Op("put_along_axis", ("dy", "indices"), "zeros with dy added along axis at indices",
                 ("ddy picked along axis at indices", None),
-                vjp=lambda ddy, dy, indices, out, axis, shape: (_take_along(ddy, indices, axis=axis), None))
-_argsort = Op("argsort", ("values",))
-_searchsorted = Op("searchsorted", ("sorted_sequence", "values"))
-_unique = Op("unique", ("x",), num_outputs=2)
+                vjp=lambda ddy, dy, indices, out, axis, shape: (_take_along(ddy, indices, axis=axis), None),
+                shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
+_argsort = Op("argsort", ("values",), shape_rule=lambda x, axis, descending: AbstractArray(x.shape, np.int32))
+_searchsorted = Op("searchsorted", ("sorted_sequence", "values"),
+                   shape_rule=lambda seq, values, side, out_type: AbstractArray(values.shape, out_type.np_dtype))
+# unique: how many distinct values there are is known only when the graph runs.
+_unique = Op("unique", ("x",), num_outputs=2, shape_rule=lambda x, out_idx: (
+    AbstractArray((None,), x.dtype), AbstractArray(x.shape, out_idx.np_dtype)))
 
 
 def _direction(op_name, direction):

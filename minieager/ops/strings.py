@@ -16,6 +16,7 @@ import builtins
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.abstract import AbstractArray, broadcast, of, same
 from ..engine.op import Op
 from ..engine.tensor import Tensor
 from ..errors import DTypeError, InvalidArgumentError
@@ -42,20 +43,23 @@ def _strings(x, op_name, arg="input"):
     return t
 
 
-def _op(name, inputs=("input",), formula=None):
-    return Op(name, inputs, formula or f"{name}({', '.join(inputs)})", strings=True)
+def _op(name, shape_rule, inputs=("input",), formula=None):
+    return Op(name, inputs, formula or f"{name}({', '.join(inputs)})", strings=True, shape_rule=shape_rule)
 
 
-_length = _op("string_length")
-_lower = _op("string_lower")
-_upper = _op("string_upper")
-_strip = _op("string_strip")
-_join = _op("string_join", ("inputs",))
-_reduce_join = _op("reduce_join")
-_to_number = _op("string_to_number", ("string_tensor",))
-_as_string = Op("as_string", ("input",), "as_string(input)")      # takes numbers: no string flag
-_regex_full_match = _op("regex_full_match")
-_regex_replace = _op("regex_replace")
+_STRING = dtypes.string.np_dtype
+_length = _op("string_length", of(np.int32))
+_lower = _op("string_lower", same)
+_upper = _op("string_upper", same)
+_strip = _op("string_strip", same)
+_join = _op("string_join", broadcast, ("inputs",))
+_reduce_join = _op("reduce_join",
+                   lambda x, axis, separator: AbstractArray(x.shape[:axis] + x.shape[axis + 1:], x.dtype))
+_to_number = _op("string_to_number", lambda x, np_dtype: AbstractArray(x.shape, np_dtype), ("string_tensor",))
+_as_string = Op("as_string", ("input",), "as_string(input)",      # takes numbers: no string flag
+                shape_rule=lambda x, precision, shortest: AbstractArray(x.shape, _STRING))
+_regex_full_match = _op("regex_full_match", of(np.bool_))
+_regex_replace = _op("regex_replace", same)
 
 
 def length(input, unit="BYTE", name=None):  # noqa: A002 (TF's names)

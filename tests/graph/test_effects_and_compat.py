@@ -29,13 +29,21 @@ def test_py_function_with_a_dtype_only_has_an_unknown_shape():
     def f(x):
         return me.numpy_function(lambda a: np.sort(a), [x], me.float32)
     np.testing.assert_allclose(f(me.constant([3.0, 1.0, 2.0])).numpy(), [1.0, 2.0, 3.0])
-    assert "float32[?]" in str(f.get_concrete_function(me.constant([3.0, 1.0, 2.0])).graph)
+    assert "float32[...]" in str(f.get_concrete_function(me.constant([3.0, 1.0, 2.0])).graph)   # not even the rank
 
+
+def test_py_function_result_without_a_shape_works_in_elementwise_ops():
+    # As in TF: the result of py_function(f, [x], tf.float32) has an unknown shape, and x * 3.0 of it works.
     @me.function
     def g(x):
-        return me.numpy_function(lambda a: a, [x], me.float32) + 1.0
-    with pytest.raises(InvalidArgumentError, match="has no known shape.*Tout=me.TensorSpec"):
-        g(me.ones(2))
+        return me.py_function(lambda a: a * 2.0, [x], me.float32) * 3.0 + me.ones([2])
+    np.testing.assert_allclose(g(me.constant([1.0, 2.0])).numpy(), [7.0, 13.0])
+
+    @me.function
+    def h(x):       # an op that needs the rank says so, and how to give one
+        return me.reduce_sum(me.numpy_function(lambda a: a, [x], me.float32), axis=0)
+    with pytest.raises(InvalidArgumentError, match="has no known rank.*Tout=me.TensorSpec"):
+        h(me.ones(2))
 
 
 def test_py_function_checks_what_it_returns():

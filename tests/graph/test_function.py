@@ -1,5 +1,4 @@
 """me.function: tracing per signature, the graph it records, errors, side effects, gradients."""
-import warnings
 
 import numpy as np
 import pytest
@@ -121,17 +120,24 @@ def test_python_numbers_and_none_in_the_result():
     np.testing.assert_allclose(out[0].numpy(), [2.0, 2.0])
 
 
-def test_retrace_storm_warns_once():
+def test_retrace_storm_warns_through_logging_at_tfs_count(caplog):
+    # As tf.function: a logging warning when 5 of the recent calls traced ("5 out of the last 5
+    # calls ..."), then once more at the 6th, and no more (TF warns at most twice per function).
     @me.function
     def f(x, n):
         return x * n
     x = me.ones(2)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for n in range(8):
+    with caplog.at_level("WARNING", logger="minieager"):
+        for n in range(4):
             f(x, float(n))
-    storm = [w for w in caught if "traced 6 times" in str(w.message)]
-    assert len(storm) == 1 and "Pass numbers that change as tensors" in str(storm[0].message)
+        assert caplog.records == []
+        f(x, 4.0)
+        assert [r.getMessage()[:30] for r in caplog.records] == ["5 out of the last 5 calls to m"]
+        for n in range(5, 9):
+            f(x, float(n))
+    assert len(caplog.records) == 2 and caplog.records[1].getMessage().startswith("6 out of the last 6 calls")
+    assert "Pass numbers that change as tensors" in caplog.records[0].getMessage()
+    assert caplog.records[0].name == "minieager"
 
 
 def test_print_runs_at_trace_time_me_print_every_call(capsys):
@@ -252,5 +258,7 @@ def test_value_dependent_indexing_is_refused_and_gather_works():
 
     with pytest.raises(OperatorNotAllowedInGraphError, match="Use me.gather"):
         me.function(lambda x, i: x[i])(me.ones(3), me.constant(1))
-    with pytest.raises(InvalidArgumentError, match="where_indices: its output's shape depends on the input's values"):
-        me.function(lambda x: me.where(x > 0))(me.ones(3))
+    # me.where(cond) has as many rows as cond has True values: unknown while tracing, as in TF.
+    where = me.function(lambda x: me.where(x > 0))
+    np.testing.assert_array_equal(where(me.constant([1.0, -1.0, 2.0])).numpy(), [[0], [2]])
+    assert "int64[?,1]" in str(where.get_concrete_function(me.ones(3)).graph)

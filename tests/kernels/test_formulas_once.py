@@ -237,8 +237,10 @@ def test_every_fusible_op_is_a_call_of_its_formula():
         member = Member(Op(op, tuple("abc"[:arity])), tuple(range(arity)), attrs, dtypes.float32)
         source = generate_source([member], ["full"] * arity)
         operands = ", ".join([f"a{k}" for k in range(arity)] + (["float32(0.25)"] if attrs else []))
-        assert f"        v0 = float32({formula.__name__}({operands}))\n" in source, source
-        assert f"from minieager.kernels.cpu.loops.scalar import {formula.__name__}\n" in source
+        # the formulas whose eager loops contract inside themselves: their copy compiled the same way
+        name = formula.__name__ + ("_contracted" if formula.__name__ in formulas.CONTRACT else "")
+        assert f"        v0 = float32({name}({operands}))\n" in source, source
+        assert f"from minieager.kernels.cpu.loops.scalar import {name}\n" in source
 
 
 # ----------------------------------------------------------------------------- CUDA
@@ -288,3 +290,13 @@ def test_cuda_op_codes_branch_to_their_formulas(cuda_report):
             assert isinstance(call, ast.Call) and ast.unparse(call.func).startswith("f."), ast.unparse(returned)
             branches[code] = call.func.attr
         assert branches == {code: cuda_report["formula"][op] for op, code in table.items()}
+
+
+def test_the_contracted_copies_are_the_formulas_compiled_as_their_eager_loops():
+    from minieager.kernels.cpu.loops import elementwise, scalar
+    assert elementwise.CONTRACT == formulas.CONTRACT
+    for name in formulas.CONTRACT:
+        copy = getattr(scalar, f"{name}_contracted")
+        assert copy.py_func.__code__ is getattr(formulas, name).__code__
+        assert copy.targetoptions["fastmath"] == getattr(elementwise, name).targetoptions["fastmath"]
+        assert not copy.targetoptions.get("inline")       # compiled apart: its flag stays its own

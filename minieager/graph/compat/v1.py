@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import nest
 from ...engine import dtypes, recording
+from ...engine.abstract import compatible
 from ...errors import InvalidArgumentError
 from ...engine.tensor import Tensor
 from ...autodiff.variable import Variable, assign_variable
@@ -391,7 +392,7 @@ class Session:
                     f"feed_dict={{{node.name}: ...}}.")
             array = np.asarray(fed[node]._value if isinstance(fed[node], Tensor) else fed[node],
                                dtype=node.dtype.np_dtype)
-            if node.shape is not None and array.shape != node.shape:
+            if not compatible(node.shape, array.shape):     # (None: any size)
                 raise InvalidArgumentError(
                     f"Session.run: placeholder '{node.name}' has shape {node.shape}, but the value fed has "
                     f"shape {array.shape}.")

@@ -18,7 +18,12 @@ MAX_MERGED_CONSTANT = 1 << 16   # elements: comparing bigger constants costs mor
 
 
 def freeze(value):
-    """A hashable stand-in for an attribute value (tuples, lists, arrays, slices, dtypes ...)."""
+    """A hashable stand-in for an attribute value (tuples, lists, arrays, slices, dtypes ...).
+
+    Floats are compared by their bits, not by ``==``: -0.0 is not 0.0 (``x / -0.0`` is -inf), and
+    every nan is one value (``nan != nan`` would make each nan new)."""
+    if isinstance(value, (float, np.floating)):
+        return ("float", np.dtype(type(value)).str, _bits(value))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(freeze(v) for v in value))
     if isinstance(value, dict):
@@ -31,12 +36,18 @@ def freeze(value):
     return (type(value).__name__, value)
 
 
+def _bits(value):
+    """A float's bytes, with every nan written as one nan."""
+    value = np.asarray(value)
+    return (np.full_like(value, np.nan) if np.isnan(value) else value).tobytes()
+
+
 def _key(node):
     if node.kind == "constant":
         value = np.asarray(node.value)
         if value.size > MAX_MERGED_CONSTANT:
             return None
-        return ("constant", value.dtype.str, value.shape, value.tobytes())
+        return ("constant", value.dtype.str, value.shape, value.tobytes())   # (bytes: -0.0 is not 0.0)
     if not is_pure_call(node):
         return None
     try:

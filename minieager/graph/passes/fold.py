@@ -30,8 +30,8 @@ def constant_folding(graph, report):
     for node in list(graph.nodes):
         if not (is_pure_call(node) and node.inputs and all(s.kind == "constant" for s in node.inputs)):
             continue
-        if node.shape is None or int(np.prod(node.shape)) > MAX_FOLDED_ELEMENTS:
-            continue   # (None: a shape known only at run time, as where_indices gives)
+        if node.shape is None or None in node.shape or int(np.prod(node.shape)) > MAX_FOLDED_ELEMENTS:
+            continue   # (None: a shape known only at run time, as unique's gives)
         key = (id(node.op), tuple(id(s) for s in node.inputs), id(node.attrs))
         try:
             outputs = computed[key] if key in computed else computed.setdefault(key, _run(node))

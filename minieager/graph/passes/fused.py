@@ -7,7 +7,7 @@ instead of one pass (and one temporary array) per op::
 
     from minieager.kernels.cpu.loops.scalar import add, multiply, tanh
 
-    @njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
+    @njit(parallel=True, cache=True, error_model="numpy")
     def fused_kernel(in0, in1, in2, in3, out):
         for i in prange(out.size):
             a0 = in0[i]
@@ -20,7 +20,10 @@ instead of one pass (and one temporary array) per op::
 Each line calls its op's formula (``kernels/formulas.py``), compiled for the CPU and inlined
 (``cpu/loops/scalar.py``): the same function as the op's eager loop. Each line rounds to the
 op's own dtype (``float32(...)``), so the fused loop computes what the eager ops compute, op by
-op. (Unlike the eager loops, every fused kernel allows FMA contraction.) Operands are read in one of three ways, chosen from their static
+op, to the bit: the kernel has no ``fastmath`` flag, since contracting ``a*a - b`` of two lines
+into one FMA (rounded once) changes results; the formulas whose eager loops contract inside
+themselves (exp, tanh ...) are called as separately compiled functions that do
+(``scalar.exp_contracted``). Operands are read in one of three ways, chosen from their static
 shapes: a full operand element by element (``in0[i]``), a one-element operand as a scalar
 (``in1``), and a row broadcast over leading axes (a bias ``(16,)`` against ``(32, 26, 26, 16)``)
 as ``in2[j]`` in a loop nest ``out[r, j]``, with no broadcast copy. Any other broadcast is copied
@@ -36,6 +39,7 @@ after recomputing the intermediate values it did not keep, with minieager ops, s
 """
 import hashlib
 import importlib.util
+import math
 import os
 import sys
 import tempfile
@@ -45,6 +49,7 @@ import numpy as np
 
 from ... import machine
 from ...engine import dtypes
+from ...engine.abstract import AbstractArray
 from ...engine.device import device_type
 from ...engine.op import Op
 from ...kernels import formulas
@@ -65,7 +70,7 @@ from numpy import float32, float64
 from minieager.kernels.cpu.loops.scalar import {formulas}
 
 
-@njit(parallel=True, cache=True, error_model="numpy", fastmath={{"contract"}})
+@njit(parallel=True, cache=True, error_model="numpy")
 def fused_kernel({args}):
 '''
 
@@ -87,27 +92,39 @@ def _trim(shape):
     return shape
 
 
+def _size(shape):
+    """The number of elements, or None if a dimension is known only at run time."""
+    return None if None in shape else int(np.prod(shape))
+
+
 def operand_modes(shapes, out_shape):
     """How the kernel reads each operand, from its static shape: ``(modes, row_length)``.
 
     ``"scalar"``: one element, broadcast to all. ``"row"``: it equals the output's trailing axes
     (a bias), read as ``in[j]`` in a loop nest over ``out[r, j]``; every row operand must have the
-    same row (the longest wins; the others become full). ``"full"``: anything else.
+    same row (the longest wins; the others become full). ``"full"``: anything else. A dimension
+    known only at run time (None) may be anywhere but in a scalar or a row.
     """
     out_shape = tuple(out_shape)
-    size = int(np.prod(out_shape))
+    size = _size(out_shape)
     rows = [_trim(s) for s in shapes
-            if int(np.prod(s)) > 1 and _trim(s) != out_shape and _trim(s) == out_shape[len(out_shape) - len(_trim(s)):]]
+            if (_size(s) or 0) > 1 and _trim(s) != out_shape and _trim(s) == out_shape[len(out_shape) - len(_trim(s)):]]
     row = max(rows, key=len) if rows else None
     modes = []
     for shape in shapes:
-        if int(np.prod(shape)) == 1 and size > 1:
+        if _size(shape) == 1 and size != 1:
             modes.append("scalar")
-        elif row is not None and int(np.prod(shape)) > 1 and _trim(shape) == row:
+        elif row is not None and (_size(shape) or 0) > 1 and _trim(shape) == row:
             modes.append("row")
         else:
             modes.append("full")
     return modes, (int(np.prod(row)) if row is not None else None)
+
+
+def _formula_name(member):
+    """The compiled formula a fused line calls (see the module docstring on rounding)."""
+    name = formulas.OPS[member.op.name].__name__
+    return f"{name}_contracted" if name in formulas.CONTRACT else name
 
 
 def generate_source(members, modes):
@@ -124,7 +141,7 @@ def generate_source(members, modes):
             body.append(f"{indent}a{n} = in{n}[{'i' if not rows else ('r, j' if mode == 'full' else 'j')}]")
             names.append(f"a{n}")
     for i, member in enumerate(members):
-        formula = formulas.OPS[member.op.name].__name__
+        formula = _formula_name(member)
         operands = [names[a] for a in member.args]
         if "alpha" in member.attrs:   # leaky_relu's slope, in the op's dtype as the eager loop gets it
             operands.append(f"{member.dtype.name}({float(member.attrs['alpha'])!r})")
@@ -139,7 +156,7 @@ def generate_source(members, modes):
         loop = ["    for r in prange(out.shape[0]):", "        for j in range(out.shape[1]):"]
     else:
         loop = ["    for i in prange(out.size):"]
-    used = sorted({formulas.OPS[member.op.name].__name__ for member in members})
+    used = sorted({_formula_name(member) for member in members})
     return _HEADER.format(formulas=", ".join(used), args=args) + "\n".join(loop + body) + "\n"
 
 
@@ -197,7 +214,7 @@ class FusedKernel:
 
     def __init__(self, members, input_shapes, shape, dtype):
         self.members, self.shape, self.dtype = members, tuple(shape), dtype
-        self.size = int(np.prod(shape))
+        self.size = _size(shape)    # None: a size known only when it runs, taken from the operands then
         modes, self.row_length = operand_modes(input_shapes, shape)
         self.modes = tuple(modes)
         self.rows = self.row_length is not None
@@ -208,17 +225,21 @@ class FusedKernel:
     def __call__(self, *arrays):
         if self._function is None:
             self._function, self.path = load(self.source)
-        out = np.empty(self.shape, self.dtype.np_dtype)
+        shape, size = self.shape, self.size
+        if size is None:                  # the output is the operands broadcast (elementwise ops)
+            shape = np.broadcast_shapes(*[a.shape for a in arrays])
+            size = math.prod(shape)
+        out = np.empty(shape, self.dtype.np_dtype)
         if self.rows:
-            rows = self.size // self.row_length
-            args = [_operand(a, mode, self.shape, (rows, self.row_length), self.row_length)
+            rows = size // self.row_length
+            args = [_operand(a, mode, shape, (rows, self.row_length), self.row_length)
                     for a, mode in zip(arrays, self.modes)]
-            use_threads_for(self.size, rows)
+            use_threads_for(size, rows)
             self._function(*args, out.reshape(rows, self.row_length))
         else:
-            args = [_operand(a, mode, self.shape, (self.size,), None) for a, mode in zip(arrays, self.modes)]
-            use_threads_for(self.size)
-            self._function(*args, out.reshape(self.size))
+            args = [_operand(a, mode, shape, (size,), None) for a, mode in zip(arrays, self.modes)]
+            use_threads_for(size)
+            self._function(*args, out.reshape(size))
         return out
 
     def __str__(self):
@@ -250,7 +271,8 @@ class FusedOp(Op):
     def __init__(self, members, input_shapes, shape, dtype, formula):
         n = len(input_shapes)
         super().__init__("fused", [f"in{k}" for k in range(n)], formula,
-                         grads=("its ops' gradient rules, chained",) * n, vjp=self._vjp, selective=True)
+                         grads=("its ops' gradient rules, chained",) * n, vjp=self._vjp, selective=True,
+                         shape_rule=lambda *inputs: AbstractArray(shape, dtype.np_dtype))
         self.members = tuple(members)
         self.kernel = FusedKernel(self.members, input_shapes, shape, dtype)
 

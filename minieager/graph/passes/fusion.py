@@ -86,7 +86,8 @@ def elementwise_fusion(graph, report):
     use, segment, outputs = users(graph), effect_segments(graph), set(graph.outputs)
     taken = set()
     for root in reversed(list(graph.nodes)):
-        if root in taken or not fusible(root) or math.prod(root.shape) < MIN_SIZE:
+        # (a size known only at run time, None, counts as large: a batch of unknown size)
+        if root in taken or not fusible(root) or None not in root.shape and math.prod(root.shape) < MIN_SIZE:
             continue
         group = _grow(root, use, segment, outputs, taken)
         if len(group) < 2:

@@ -35,8 +35,8 @@ def _same_value(node):
         candidate = inputs[1]
     else:
         return None
-    if node.shape is None or candidate.shape != node.shape or candidate.dtype != node.dtype:
-        return None   # (None: a shape known only at run time)
+    if node.shape is None or None in node.shape or candidate.shape != node.shape or candidate.dtype != node.dtype:
+        return None   # (None: a size known only at run time, which two nodes need not share)
     # A variable's value is read where its node stands; a user that now read it directly could
     # see it before an assign that the bypassed call came after.
     return None if candidate.kind == "variable" else candidate

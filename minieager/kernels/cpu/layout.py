@@ -16,6 +16,12 @@ def identity(x):
     return x
 
 
+@register_kernel("check_segment_ids")
+def check_segment_ids(ids, num_segments):
+    """The ids as they are: the op's work is its value check, which runs before this (ops/segments.py)."""
+    return ids
+
+
 @register_kernel("cast")
 def cast(x, dtype):
     return x.astype(dtype.np_dtype)
@@ -34,6 +40,16 @@ def transpose(x, perm):
 @register_kernel("broadcast_to")
 def broadcast_to(x, shape):
     return np.asarray(np.broadcast_to(x, shape), order="C")
+
+
+@register_kernel("broadcast_like")
+def broadcast_like(x, like):
+    return np.ascontiguousarray(np.broadcast_to(x, like.shape))
+
+
+@register_kernel("shape")
+def shape(x, out_type):
+    return np.asarray(x.shape, out_type.np_dtype)
 
 
 @register_kernel("tile")
@@ -91,6 +107,19 @@ def one_hot(indices, depth, on_value, off_value, dtype):
     out = np.full(indices.shape + (depth,), off_value, dtype.np_dtype)
     valid = (indices >= 0) & (indices < depth)    # out-of-range indices give all-off rows, as in TF
     out[valid, indices[valid]] = on_value
+    return out
+
+
+@register_kernel("boolean_mask")
+def boolean_mask(x, mask):
+    return np.ascontiguousarray(x[mask])
+
+
+@register_kernel("boolean_mask_grad")
+def boolean_mask_grad(dy, mask):
+    """Zeros of the masked tensor's shape with ``dy`` written back at the True places of ``mask``."""
+    out = np.zeros(mask.shape + dy.shape[1:], dy.dtype)
+    out[mask] = dy
     return out
 
 

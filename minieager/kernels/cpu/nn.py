@@ -158,6 +158,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     dy, w = upcast(dy), upcast(w)
     kh, kw, c, f = w.shape
     n, oh, ow, _ = dy.shape
+    input_shape = (n,) + tuple(input_shape[1:])   # the batch from dy: a graph may know it only now
     w_matrix_t = w.reshape(kh * kw * c, f).T
     _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
     dx = np.zeros(tuple(input_shape), np.result_type(dy, w))
@@ -229,7 +230,8 @@ def max_pool2d_grad(x, dy, ksize, strides, padding):
 
 @register_kernel("avg_pool2d_grad", "cpu")
 def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
-    return _pool_backward(dy, tuple(input_shape), ksize, strides, padding, "avg_pool_grad")
+    input_shape = (dy.shape[0],) + tuple(input_shape[1:])   # the batch from dy (a graph's may be unknown)
+    return _pool_backward(dy, input_shape, ksize, strides, padding, "avg_pool_grad")
 
 
 # ----------------------------------------------------------------------------- softmax family

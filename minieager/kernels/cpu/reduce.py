@@ -143,6 +143,13 @@ def argmin(x, axis):
     return _arg(x, axis, largest=False)
 
 
+# ----------------------------------------------------------------------------- count
+@register_kernel("count", "cpu")
+def count(x, axis, dtype):
+    """How many elements ``axis`` holds (the divisor of a mean whose size is known only when it runs)."""
+    return np.asarray(math.prod(x.shape[a] for a in axis), dtype.np_dtype)
+
+
 # ----------------------------------------------------------------------------- cumsum
 @register_kernel("cumsum", "cpu")
 def cumsum(x, axis, exclusive=False, reverse=False):

@@ -97,6 +97,7 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
 
 
 def conv2d_backprop_input(dy, w, input_shape, strides, padding):
+    input_shape = (dy.shape[0],) + tuple(input_shape[1:])   # the batch from dy (a graph's may be unknown)
     kh, kw, c, f = w.shape
     n, oh, ow, _ = dy.shape
     oh_, ow_, pt, pl = _geometry(tuple(input_shape)[1:3], (kh, kw), strides, padding)
@@ -206,6 +207,7 @@ def max_pool2d_grad(x, dy, ksize, strides, padding):
 
 
 def avg_pool2d_grad(dy, input_shape, ksize, strides, padding):
+    input_shape = (dy.shape[0],) + tuple(input_shape[1:])
     _, geo = _pool_args(tuple(input_shape), ksize, strides, padding)
     dx = empty(tuple(input_shape), dy.dtype)
     if dx.size:

@@ -43,7 +43,7 @@ from . import scalar
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
 _math_kernel = njit(parallel=True, cache=True, error_model="numpy", fastmath={"contract"})
-CONTRACT = ("exp", "tanh", "sigmoid", "softplus")
+CONTRACT = scalar.CONTRACT       # exp, tanh, sigmoid, softplus
 
 
 def item(x, i):

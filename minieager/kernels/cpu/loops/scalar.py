@@ -23,3 +23,11 @@ DIGEST = formulas_digest()
 _compiled = formulas.compile_all(njit(inline="always", error_model="numpy"), cpumath)
 NAMES = tuple(_compiled)
 globals().update(_compiled)   # scalar.add, scalar.sigmoid ...
+
+# The formulas whose eager loops allow FMA contraction inside them (elementwise.CONTRACT), compiled
+# once more with that flag and *not* inlined: a fused kernel calls these, so each rounds as its eager
+# loop does, while no multiply and add of two different fused lines are contracted (LLVM contracts
+# only instructions that both carry the flag). scalar.exp_contracted ...
+CONTRACT = formulas.CONTRACT
+globals().update({f"{name}_contracted": f for name, f in formulas.compile_all(
+    njit(error_model="numpy", fastmath={"contract"}), cpumath, CONTRACT).items()})
