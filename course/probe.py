@@ -1,0 +1,90 @@
+"""The learner's side of a declared check: run probes on a notebook's namespace, reply in plain data.
+
+Under the grader this runs inside the sandbox, in the learner's kernel, on a request the grader
+wrote (each check's probe as source text and its cases); under ``check()`` it runs in the notebook's
+own process. Either way it decides nothing: each reply is what the learner's code returned (as
+``course.wire`` plain data) or how it failed, and the judge (``course/judge.py``) scores it
+elsewhere. A reply is ``{"value": ...}`` or ``{"outcome": "not done" | "error", "message": ...}``.
+"""
+import signal
+import traceback
+
+from . import wire
+from .spec import compile_probe
+
+_OURS = ("<course probe>",)
+
+
+def _where(tb):
+    """' (in `f`, line N: `source`)' for the deepest frame of the learner's own code, else ''."""
+    from .checker import _where_in_learner_code
+    frames = [f for f in traceback.extract_tb(tb) if f.filename not in _OURS]
+    if not frames:
+        return ""
+    return _where_in_learner_code(tb)
+
+
+def reply(probe, ns, case):
+    """Run one probe on one case (plain data); never raises for what the learner's code does."""
+    from .expect import NotDone
+    try:
+        value = probe(ns, **wire.roundtrip(case))
+        return {"value": wire.to_plain(value)}
+    except NotDone as err:
+        return {"outcome": "not done", "message": str(err)}
+    except NotImplementedError as err:
+        return {"outcome": "not done", "message": f"Replace the `raise NotImplementedError`{_where(err.__traceback__)} "
+                                                  f"with your code."}
+    except wire.WireError as err:
+        return {"outcome": "error", "message": f"your code gave back {err}: the checks cannot read that."}
+    except RecursionError as err:
+        return {"outcome": "error", "message": f"your code raised RecursionError: {err}"}
+    except Exception as err:
+        return {"outcome": "error",
+                "message": f"your code raised {type(err).__name__}: {err}{_where(err.__traceback__)}"}
+
+
+def run_exercise(request, ns, time_limit=None):
+    """{check id: [reply per case]} for one exercise's request: [{"check", "source", "cases"}].
+
+    With ``time_limit`` (seconds, for the whole exercise) SIGALRM interrupts code that runs too
+    long, and keeps interrupting every second (code that swallows KeyboardInterrupt gets it again);
+    the cases not reached then reply that they were stopped.
+    """
+    replies = {}
+    stopped = []
+
+    def stop(signum, frame):
+        stopped.append(True)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, stop) if time_limit else None
+    if time_limit:
+        signal.setitimer(signal.ITIMER_REAL, time_limit, 1.0)
+    try:
+        for item in request:
+            answers = replies.setdefault(item["check"], [])
+            try:
+                probe = compile_probe(item["source"])
+            except Exception as err:       # the grader's own probe is broken: say so, score nothing
+                answers += [{"outcome": "error", "message": f"the probe of {item['check']} could not load: {err}"}
+                            ] * len(item["cases"])
+                continue
+            for case in item["cases"]:
+                if stopped:
+                    answers.append({"outcome": "error", "message": f"not run: the checks of this exercise were "
+                                                                   f"stopped after {time_limit:g} s"})
+                    continue
+                try:
+                    answers.append(reply(probe, ns, case))
+                except KeyboardInterrupt:
+                    if not stopped:
+                        raise
+                    answers.append({"outcome": "error", "message": f"stopped after {time_limit:g} s: the "
+                                                                   f"checks of this exercise ran too long "
+                                                                   f"(an endless loop in your code?)"})
+    finally:
+        if time_limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return replies
