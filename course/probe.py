@@ -51,40 +51,83 @@ def run_exercise(request, ns, time_limit=None):
     long, and keeps interrupting every second (code that swallows KeyboardInterrupt gets it again);
     the cases not reached then reply that they were stopped.
     """
-    replies = {}
+    replies = {item["check"]: [] for item in request}
     stopped = []
 
     def stop(signum, frame):
         stopped.append(True)
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGALRM, stop) if time_limit else None
-    if time_limit:
-        signal.setitimer(signal.ITIMER_REAL, time_limit, 1.0)
-    try:
+    def run_all():
         for item in request:
-            answers = replies.setdefault(item["check"], [])
+            answers = replies[item["check"]]
             try:
                 probe = compile_probe(item["source"])
             except Exception as err:       # the grader's own probe is broken: say so, score nothing
-                answers += [{"outcome": "error", "message": f"the probe of {item['check']} could not load: {err}"}
-                            ] * len(item["cases"])
+                answers += [{"outcome": "error", "message": f"the probe of {item['check']} could not load: "
+                                                            f"{err}"}] * len(item["cases"])
                 continue
             for case in item["cases"]:
-                if stopped:
-                    answers.append({"outcome": "error", "message": f"not run: the checks of this exercise were "
-                                                                   f"stopped after {time_limit:g} s"})
-                    continue
-                try:
-                    answers.append(reply(probe, ns, case))
-                except KeyboardInterrupt:
-                    if not stopped:
-                        raise
-                    answers.append({"outcome": "error", "message": f"stopped after {time_limit:g} s: the "
-                                                                   f"checks of this exercise ran too long "
-                                                                   f"(an endless loop in your code?)"})
+                answers.append(reply(probe, ns, case))
+
+    previous = signal.signal(signal.SIGALRM, stop) if time_limit else None
+    try:
+        if time_limit:
+            signal.setitimer(signal.ITIMER_REAL, time_limit, 1.0)
+        try:
+            run_all()
+        except KeyboardInterrupt:
+            if not stopped:
+                raise
     finally:
         if time_limit:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+    for item in request:                  # the cases the time limit left unanswered
+        answers = replies[item["check"]]
+        while len(answers) < len(item["cases"]):
+            answers.append({"outcome": "error", "message": f"stopped: the checks of this exercise ran longer "
+                                                           f"than {time_limit:g} s (an endless loop in your code?)"})
     return replies
+
+
+def probe_cell(request_path, name, out_path, time_limit, ns):
+    """What the runner's probe cell calls in the learner's kernel: probe one exercise, write the replies.
+
+    A declared exercise replies per case; one still checked by pytest tests (no course/checks file)
+    replies with the status its tests gave here, inside the sandbox ({"pytest": {...}}).
+    """
+    import json
+    exercise = next(e for e in json.load(open(request_path))["exercises"] if e["name"] == name)
+    if exercise["mode"] == "declared":
+        replies = run_exercise(exercise["checks"], ns, time_limit)
+    else:
+        replies = {"pytest": _pytest_status(name, ns, time_limit)}
+    with open(out_path, "w") as f:
+        json.dump(replies, f)
+
+
+def _pytest_status(name, ns, time_limit):
+    """{"status", "message"} of an exercise whose checks are pytest tests, run in this kernel."""
+    from .checker import _run_pytest
+    stopped = []
+
+    def stop(signum, frame):
+        stopped.append(True)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, time_limit, 1.0)
+    try:
+        result = _run_pytest(name, ns)
+        return {"status": result.status, "message": result.summary()}
+    except KeyboardInterrupt:
+        if not stopped:
+            raise
+        return {"status": "error", "message": f"{name}: the checks ran longer than {time_limit:g} s and were "
+                                              f"stopped (an endless loop in your code?)"}
+    except Exception as err:
+        return {"status": "error", "message": f"{name}: the check failed: {type(err).__name__}: {err}"}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -38,6 +38,7 @@ import importlib.util
 import inspect
 import math
 import textwrap
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,9 +89,15 @@ def check(exercise, points=1):
 
 
 _modules = {}   # path -> the loaded module (or None when the file does not exist)
+_loading = threading.RLock()
 
 
 def _module(path, hidden):
+    with _loading:          # graders draw cases in threads: a module is loaded once, by one of them
+        return _module_locked(path, hidden)
+
+
+def _module_locked(path, hidden):
     if path not in _modules:
         module = None
         if path.exists():
