@@ -100,16 +100,21 @@ def _describe(test_id):
     return f"{words}, case {params[:-1]}" if params else words
 
 
-def _where_in_learner_code(tb):
-    """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
-    frames = [f for f in traceback.extract_tb(tb)
-              if not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
-              and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix)]
-    if not frames:
-        return ""
-    f = frames[-1]
+def _frame_is_learners(f):
+    """A traceback frame outside this package, minieager and the installed libraries."""
+    return (not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
+            and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix))
+
+
+def _describe_frame(f):
     line = (f.line or linecache.getline(f.filename, f.lineno)).strip()
     return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
+
+
+def _where_in_learner_code(tb):
+    """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
+    frames = [f for f in traceback.extract_tb(tb) if _frame_is_learners(f)]
+    return _describe_frame(frames[-1]) if frames else ""
 
 
 def _classify(excinfo):

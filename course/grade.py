@@ -200,8 +200,12 @@ def judge_notebook(lesson, result, drawn):
                                 "message": message or _not_checked(ex.name, result)}
             continue
         scores = []
+        problem = replies.get("problem") if isinstance(replies, dict) else None
         for c, cases in checks:
             got = replies.get(c.id) if isinstance(replies, dict) else None
+            if got is None:      # the probes never answered: say why on every case
+                why = str(problem or _not_checked(ex.name, result))[:600]
+                got = [{"outcome": "error", "message": why}] * len(cases)
             scores.append(judge.score(c, cases, got))
         record = {"mode": "declared", "points": sum(s.points for s in scores),
                   "earned": round(sum(s.earned for s in scores), 4), "probed_at": where,

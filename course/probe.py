@@ -6,6 +6,7 @@ own process. Either way it decides nothing: each reply is what the learner's cod
 ``course.wire`` plain data) or how it failed, and the judge (``course/judge.py``) scores it
 elsewhere. A reply is ``{"value": ...}`` or ``{"outcome": "not done" | "error", "message": ...}``.
 """
+import os
 import signal
 import traceback
 
@@ -17,11 +18,9 @@ _OURS = ("<course probe>",)
 
 def _where(tb):
     """' (in `f`, line N: `source`)' for the deepest frame of the learner's own code, else ''."""
-    from .checker import _where_in_learner_code
-    frames = [f for f in traceback.extract_tb(tb) if f.filename not in _OURS]
-    if not frames:
-        return ""
-    return _where_in_learner_code(tb)
+    from .checker import _frame_is_learners, _describe_frame
+    frames = [f for f in traceback.extract_tb(tb) if f.filename not in _OURS and _frame_is_learners(f)]
+    return _describe_frame(frames[-1]) if frames else ""
 
 
 def reply(probe, ns, case):
@@ -103,6 +102,7 @@ def probe_cell(request_path, name, out_path, time_limit, ns):
         replies = run_exercise(exercise["checks"], ns, time_limit)
     else:
         replies = {"pytest": _pytest_status(name, ns, time_limit)}
+    os.makedirs(os.path.dirname(out_path), exist_ok=True)    # the notebook may have deleted its folder
     with open(out_path, "w") as f:
         json.dump(replies, f)
 

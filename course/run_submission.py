@@ -37,7 +37,7 @@ def _checks_called(source, names):
     return [m.group(2) for m in re.finditer(r"""check\(\s*(['"])(\w+)\1""", source) if m.group(2) in names]
 
 
-def _client(nb, cell_timeout, workdir):
+def _client(nb, cell_timeout, probe_timeout, workdir):
     from nbclient import NotebookClient
 
     class QuietClient(NotebookClient):
@@ -48,7 +48,10 @@ def _client(nb, cell_timeout, workdir):
                 return super().output(outs, msg, display_id, cell_index)
             return None
 
-    return QuietClient(nb, timeout=cell_timeout, interrupt_on_timeout=True, allow_errors=True,
+    def timeout(cell):   # a probe cell has its own limit (SIGALRM inside it stops the learner's code first)
+        return probe_timeout if cell.metadata.get("course_probe") else cell_timeout
+
+    return QuietClient(nb, timeout_func=timeout, interrupt_on_timeout=True, allow_errors=True,
                        kernel_name="python3", record_timing=False, resources={"metadata": {"path": str(workdir)}})
 
 
@@ -85,15 +88,15 @@ async def run(request):
         return result
     exercises = {e["name"]: e for e in request["exercises"]}
     cell_timeout, exercise_timeout = request["cell_timeout"], request["exercise_timeout"]
-    client = _client(nb, cell_timeout, workdir)
+    client = _client(nb, cell_timeout, exercise_timeout + 10, workdir)
     notes = result["cells"]
 
     async def probe(name, where):
         """Run one exercise's probes in the kernel; their replies go to a file the runner reads back."""
-        out = workdir / f".probe-{secrets.token_hex(8)}.json"
+        out = workdir.parent / f".probes-{token}" / f"{name}.json"
         source = (f"__import__('course.probe', fromlist=['probe_cell']).probe_cell("
                   f"{request['path']!r}, {name!r}, {str(out)!r}, {exercise_timeout!r}, globals())")
-        cell = new_code_cell(source)
+        cell = new_code_cell(source, metadata={"course_probe": True})
         nb.cells.append(cell)          # nbclient writes the executed cell back at its index
         try:
             error = await _execute(client, cell, len(nb.cells) - 1, exercise_timeout + 10)
@@ -110,6 +113,7 @@ async def run(request):
             nb.cells.pop()
         result["probed_at"][name] = where
 
+    token = secrets.token_hex(8)
     pending = list(exercises)
     try:
         async with client.async_setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):

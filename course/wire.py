@@ -37,7 +37,7 @@ def to_plain(value, depth=0):
         if value.dtype.kind not in _ARRAY_KINDS:
             raise WireError(f"an array of dtype {value.dtype} (only numbers and bools cross)")
         buffer = io.BytesIO()
-        np.save(buffer, np.ascontiguousarray(value), allow_pickle=False)
+        np.save(buffer, value.copy(order="C"), allow_pickle=False)   # (ascontiguousarray makes a 0-d array 1-d)
         return {ARRAY_KEY: base64.b64encode(buffer.getvalue()).decode("ascii")}
     if isinstance(value, (list, tuple)):
         return [to_plain(v, depth + 1) for v in value]
