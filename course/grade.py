@@ -173,7 +173,7 @@ def _read_result(path):
         if path.stat().st_size > MAX_RESULT_BYTES:
             return {**empty, "problem": "the run's result was too large to read"}
         data = json.loads(path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):       # missing, not JSON, or nested to crash a parser
         return empty
     if not isinstance(data, dict):
         return {**empty, "problem": "the run's result was not readable"}
