@@ -180,7 +180,9 @@ def run_declared(exercise, namespace, seed=0):
         minieager.random.set_seed(seed)
         run = spec.compile_probe(declared_check.probe_source())
         scored = judge.score(declared_check, cases, [probe.reply(run, namespace, case) for case in cases])
-        result.cases += [Case(f"{declared_check.name}[{r.index}]", r.outcome, r.message) for r in scored.cases]
+        result.cases += [Case(f"{declared_check.name}[{r.index}]", r.outcome,
+                              f"with {judge.describe_case(r.case)}: {r.message}" if r.outcome == "error" and r.case
+                              else r.message) for r in scored.cases]
     return result
 
 

@@ -13,9 +13,15 @@ Inside, the learner's notebook runs as an unprivileged user with:
   folder it may write to on the host, for its result, capped by the file-size limit);
 - limits on CPU time, address space, file size and the number of processes (a fork bomb stops at it).
 
-Run as root (CI, a grading server), bwrap mounts without a user namespace and ``setpriv`` drops to the
-unprivileged uid, so the process limit counts that uid's processes only (each parallel slot gets its
-own uid). Run as another user, bwrap maps that user into a user namespace.
+Two ways to start it (``usable()`` picks the first that works here):
+
+- ``"root"``: run as root (CI, a grading server), bwrap mounts without a user namespace and ``setpriv``
+  drops to the unprivileged uid, so the process limit counts that uid's processes only (each parallel
+  slot gets its own uid);
+- ``"userns"``: bwrap maps the calling user into a user namespace (any user, where user namespaces are
+  enabled). The process limit then counts the caller's own processes, so it is set above their
+  number; when the caller is root the kernel does not apply it at all, and a fork bomb is only
+  stopped by the notebook's time limit (``PROCESS_LIMITED`` says which).
 """
 import functools
 import os
@@ -78,9 +84,34 @@ def package_dirs():
     return {"minieager": Path(minieager.__file__).resolve().parent, "course": Path(__file__).resolve().parent}
 
 
-def command(inner, in_dir, out_dir, slot=None, limits=Limits(), mask_tests=True):
+_mode = []     # the way usable() found to work: ["root"] or ["userns"]
+
+
+def mode():
+    return _mode[0] if _mode else ("root" if _is_root() else "userns")
+
+
+def process_limited():
+    """True when the sandbox's process limit is enforced by the kernel (not for root in a user namespace)."""
+    return mode() == "root" or not _is_root()
+
+
+def _own_tasks():
+    """Processes and threads of this user now (the process limit counts them in a user namespace)."""
+    uid, count = os.getuid(), 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+            if int(lines["Uid"].split()[0]) == uid:
+                count += int(lines["Threads"])
+        except (OSError, KeyError, ValueError):
+            continue
+    return count
+
+
+def command(inner, in_dir, out_dir, slot=None, limits=Limits(), mask_tests=True, how=None):
     """The argv that runs ``inner`` (a list) in a fresh sandbox."""
-    root = _is_root()
+    root = (how or mode()) == "root"
     uid = uid_for(slot)
     args = [bwrap(), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv"]
@@ -122,15 +153,17 @@ def command(inner, in_dir, out_dir, slot=None, limits=Limits(), mask_tests=True)
                  f"--regid={uid}", "--clear-groups", "--no-new-privs", "--inh-caps=-all"]
     args += ["prlimit", f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_mb << 20}",
              f"--fsize={limits.file_mb << 20}", "--core=0", "--nofile=1024"]
-    if root:   # as another user the limit would count that user's own processes outside the sandbox too
+    if root:
         args += [f"--nproc={limits.processes}"]
+    elif not _is_root():   # the limit counts this user's own processes outside the sandbox too
+        args += [f"--nproc={_own_tasks() + limits.processes}"]
     return args + ["--", *inner]
 
 
-def prepare_out(out_dir, slot=None):
-    """The one host folder the sandbox writes: owned by its uid when we are root."""
+def prepare_out(out_dir, slot=None, how=None):
+    """The one host folder the sandbox writes: owned by its uid when it drops to one."""
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    if _is_root():
+    if (how or mode()) == "root":
         os.chown(out_dir, uid_for(slot), uid_for(slot))
 
 
@@ -139,14 +172,25 @@ def usable():
     """(True, "") when a sandbox starts and runs Python here, else (False, why not)."""
     if bwrap() is None:
         return False, "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap` (Debian, Ubuntu)"
+    why = "no way worked"
+    for how in (["root"] if _is_root() else []) + ["userns"]:
+        ok, why = _try(how)
+        if ok:
+            _mode[:] = [how]
+            return True, ""
+    return False, why
+
+
+def _try(how):
     import tempfile
     with tempfile.TemporaryDirectory(prefix="course-sandbox-check-") as tmp:
         in_dir, out_dir = Path(tmp) / "in", Path(tmp) / "out"
         in_dir.mkdir()
-        prepare_out(out_dir)
+        prepare_out(out_dir, how=how)
         inner = [sys.executable, "-c", "import course, minieager; open('/grading/out/ok', 'w').write('ok')"]
         try:
-            done = subprocess.run(command(inner, in_dir, out_dir), capture_output=True, text=True, timeout=120)
+            done = subprocess.run(command(inner, in_dir, out_dir, how=how), capture_output=True, text=True,
+                                  timeout=120)
         except (OSError, subprocess.TimeoutExpired) as err:
             return False, f"bwrap could not start: {err}"
         if done.returncode != 0 or not (out_dir / "ok").exists():

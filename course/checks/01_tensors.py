@@ -2,6 +2,8 @@
 
 The format is described in course/spec.py; the hidden checks are in course/hidden/01_tensors.py.
 """
+import re
+
 import numpy as np
 
 import minieager as me
@@ -32,14 +34,27 @@ def random_shape_pairs(rng, count, max_rank, max_size):
     return pairs
 
 
+def _clash(a, b):
+    """The first pair of sizes, from the right, that neither match nor contain a 1."""
+    for m, n in zip(reversed(a), reversed(b)):
+        if m != n and 1 not in (m, n):
+            return m, n
+    return None
+
+
 def judge_broadcast(got, a, b):
-    """Shared by the visible and hidden checks: a shape where minieager gives one, ValueError where it refuses."""
+    """Shared by the visible and hidden checks: a shape where minieager gives one, ValueError where it refuses
+    (naming the two sizes that clash)."""
     a, b = tuple(a), tuple(b)
     expected = _broadcast(a, b)
     if expected is None:
-        expect(got == {"raised": "ValueError"},
+        expect(got.get("raised") == "ValueError",
                f"broadcast_shape({a}, {b}): these shapes do not broadcast, so it should raise ValueError, "
                f"but it {'returned ' + repr(_as_shape(got.get('returned'))) if 'returned' in got else 'raised ' + str(got.get('raised'))}.")
+        sizes = {int(n) for n in re.findall(r"\d+", str(got.get("message", "")))}
+        expect(set(_clash(a, b)) <= sizes,
+               f"broadcast_shape({a}, {b}) raised ValueError({got.get('message')!r}): right, these shapes do not "
+               f"broadcast, but the message should name the two sizes that clash.")
     else:
         expect("returned" in got, f"broadcast_shape({a}, {b}) raised {got.get('raised')}, but these shapes broadcast.")
         expect_equal(_as_shape(got["returned"]), expected, f"broadcast_shape({a}, {b})")
@@ -50,8 +65,8 @@ def probe_broadcast(ns, a, b):
     broadcast_shape = learner(ns, "broadcast_shape")
     try:
         return {"returned": broadcast_shape(tuple(a), tuple(b))}
-    except ValueError:
-        return {"raised": "ValueError"}
+    except ValueError as err:
+        return {"raised": "ValueError", "message": str(err)[:300]}
 
 
 @check("broadcast_shape", points=2)
@@ -80,6 +95,55 @@ class RejectsShapesThatDoNotBroadcast:
 
     def judge(got, a, b):
         judge_broadcast(got, a, b)
+
+
+def modules_used(fn, depth=3, seen=None):
+    """The root packages ``fn`` (and the notebook functions it calls) refers to by its global names,
+    or imports inside itself: what the exercise's "without calling NumPy" is checked against."""
+    import dis
+    seen = set() if seen is None else seen
+    code = getattr(fn, "__code__", None)
+    if code is None or id(fn) in seen or depth == 0:
+        return []
+    seen.add(id(fn))
+    namespace = dict(getattr(fn, "__globals__", {}))
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            namespace[name] = cell.cell_contents
+        except ValueError:          # an empty cell (a name assigned later)
+            pass
+    found, codes = [], [code]
+    while codes:
+        c = codes.pop()
+        codes.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+        for ins in dis.get_instructions(c):
+            if ins.opname == "IMPORT_NAME":
+                found.append([ins.argval, ins.argval.split(".")[0]])
+            elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF") and ins.argval in namespace:
+                value = namespace[ins.argval]
+                module = value.__name__ if type(value).__name__ == "module" else getattr(value, "__module__", None)
+                found.append([ins.argval, (module or "").split(".")[0]])
+                if getattr(value, "__globals__", None) is fn.__globals__:
+                    found += modules_used(value, depth - 1, seen)
+    return found
+
+
+@check("broadcast_shape", points=1)
+class WrittenWithoutNumpy:
+    """The exercise says: with a loop, without calling NumPy (or minieager, which would do it for you)."""
+    cases = [{}]
+    probe_helpers = (modules_used,)
+
+    def probe(ns):
+        broadcast_shape = learner(ns, "broadcast_shape")
+        broadcast_shape((1,), (1,))         # a stub raises NotImplementedError here: "not done"
+        return modules_used(broadcast_shape)
+
+    def judge(got):
+        banned = {"numpy": "NumPy", "minieager": "minieager"}
+        for name, root in got:
+            expect(root not in banned, f"broadcast_shape: your code uses `{name}` ({banned.get(root)}); the "
+                                       f"exercise asks you to write it without NumPy or minieager.")
 
 
 @check("broadcast_shape", points=2)
@@ -134,6 +198,22 @@ class Predictions:
     def judge(got, expression):
         if isinstance(got, list) and len(got) == 2 and isinstance(got[0], list):
             got = (tuple(got[0]), str(got[1]))
-        expect(got == _actual(expression),
-               f"the shape and dtype of {expression}: your prediction {got!r} is not what minieager gives. "
-               f"Run the expression in a cell, and work out why before you change the prediction.")
+        actual = _actual(expression)
+        expect(got == actual, what_is_wrong(expression, got, actual))
+
+
+def what_is_wrong(expression, got, actual):
+    """Which part of a prediction is wrong, without saying what is right: this is a prediction exercise."""
+    if actual == "error":
+        return (f"your prediction {got!r} for `{expression}` is not what minieager gives. Do these shapes "
+                f"broadcast at all? Line them up from the right.")
+    if got == "error":
+        return f"you predicted an error for `{expression}`, but minieager computes it. Line the shapes up again."
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return (f"your prediction for `{expression}` is {got!r}: write it as (shape, \"dtype name\"), "
+                f"e.g. ((2, 2), \"float32\"), or \"error\".")
+    wrong = [part for part, ok in (("shape", got[0] == actual[0]), ("dtype", got[1] == actual[1])) if not ok]
+    right = [part for part in ("shape", "dtype") if part not in wrong]
+    return (f"your prediction {got!r} for `{expression}`: the {' and the '.join(wrong)} "
+            f"{'is' if len(wrong) == 1 else 'are'} not what minieager gives"
+            + (f" (the {right[0]} is right)." if right else "."))
