@@ -22,7 +22,8 @@ A check is a class decorated with ``@check(EXERCISE, points=P)`` holding three f
 - ``probe(ns, **case)`` is the only part that touches the learner's code (``ns`` is their
   notebook's namespace). Under the grader it runs inside the sandbox, so it is sent there as source
   text and run with only these names: ``np``, ``me`` (minieager), ``Op``, ``learner``, ``NotDone``,
-  ``math``, and the module-level functions listed in the class attribute ``probe_helpers``. It
+  ``math``, ``modules_used`` (for a "without NumPy" constraint: the packages a function refers to), and
+  the module-level functions listed in the class attribute ``probe_helpers``. It
   returns plain data (a Tensor becomes its array); it must not hold any answer.
 - ``judge(got, **case)`` runs in the grader, never in the learner's process: ``got`` is what the probe
   returned (lists for tuples, NumPy arrays for tensors); it raises ``CheckFailure`` (the helpers of
@@ -144,8 +145,9 @@ def probe_globals():
     from minieager.extend import Op
 
     from .expect import NotDone, learner
+    from .probe import modules_used
     return {"np": np, "me": me, "Op": Op, "learner": learner, "NotDone": NotDone, "math": math,
-            "__name__": "course_probe"}
+            "modules_used": modules_used, "__name__": "course_probe"}
 
 
 def compile_probe(source, name="probe"):

@@ -97,42 +97,10 @@ class RejectsShapesThatDoNotBroadcast:
         judge_broadcast(got, a, b)
 
 
-def modules_used(fn, depth=3, seen=None):
-    """The root packages ``fn`` (and the notebook functions it calls) refers to by its global names,
-    or imports inside itself: what the exercise's "without calling NumPy" is checked against."""
-    import dis
-    seen = set() if seen is None else seen
-    code = getattr(fn, "__code__", None)
-    if code is None or id(fn) in seen or depth == 0:
-        return []
-    seen.add(id(fn))
-    namespace = dict(getattr(fn, "__globals__", {}))
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-        try:
-            namespace[name] = cell.cell_contents
-        except ValueError:          # an empty cell (a name assigned later)
-            pass
-    found, codes = [], [code]
-    while codes:
-        c = codes.pop()
-        codes.extend(k for k in c.co_consts if hasattr(k, "co_names"))
-        for ins in dis.get_instructions(c):
-            if ins.opname == "IMPORT_NAME":
-                found.append([ins.argval, ins.argval.split(".")[0]])
-            elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF") and ins.argval in namespace:
-                value = namespace[ins.argval]
-                module = value.__name__ if type(value).__name__ == "module" else getattr(value, "__module__", None)
-                found.append([ins.argval, (module or "").split(".")[0]])
-                if getattr(value, "__globals__", None) is fn.__globals__:
-                    found += modules_used(value, depth - 1, seen)
-    return found
-
-
 @check("broadcast_shape", points=1)
 class WrittenWithoutNumpy:
     """The exercise says: with a loop, without calling NumPy (or minieager, which would do it for you)."""
     cases = [{}]
-    probe_helpers = (modules_used,)
 
     def probe(ns):
         broadcast_shape = learner(ns, "broadcast_shape")

@@ -6,6 +6,7 @@ formulas in NumPy, and minieager's own tape for the scalar expressions.
 import numpy as np
 
 import minieager as me
+from course.expect import _show as show
 from course.expect import expect, expect_close, expect_equal
 from course.spec import check
 
@@ -39,7 +40,8 @@ def probe_sigmoid_vjp(ns, x, dy):
 def judge_sigmoid_vjp(got, x, dy):
     expect_tensor(got, "sigmoid_vjp")
     s = sigmoid(x)
-    expect_close(got["value"], dy * s * (1 - s), f"sigmoid_vjp(dy, x, out) for x of shape {np.shape(x)}")
+    expect_close(got["value"], dy * s * (1 - s), f"sigmoid_vjp(dy, x, out) for x of shape {np.shape(x)}, with "
+                                                 f"x = {show(x)}, dy = {show(dy)}, out = sigmoid(x) = {show(s)}")
 
 
 @check("sigmoid_vjp", points=2)
@@ -83,6 +85,22 @@ def judge_op(got, name, records, what):
     expect_equal(got["records"][:len(records)], records, f"the ops the tape recorded for {what}")
     expect(got["grad"] is not None, f"the tape's gradient of {what} came back as None: is the Op's vjp set?")
     expect(got["finite_differences"] == "", f"me.testing.check_gradients on {name}: {got['finite_differences']}")
+
+
+@check("sigmoid_vjp", points=1)
+class SigmoidVjpWithMinieagerOps:
+    """The exercise says: minieager ops, not NumPy (an outer tape could not differentiate NumPy)."""
+    cases = [{}]
+
+    def probe(ns):
+        sigmoid_vjp = learner(ns, "sigmoid_vjp")
+        sigmoid_vjp(me.constant(1.0), me.constant(0.0), me.constant(0.5))   # a stub: "not done"
+        return modules_used(sigmoid_vjp)
+
+    def judge(got):
+        for name, root in got:
+            expect(root != "numpy", f"sigmoid_vjp: your code uses `{name}` (NumPy); the exercise asks for "
+                                    f"minieager ops, which an outer tape can differentiate.")
 
 
 @check("sigmoid_vjp", points=2)
@@ -152,7 +170,8 @@ def judge_softmax_vjp(got, logits, labels, dy):
            f"softmax_xent_vjp gave NaN or Inf for logits up to {np.abs(logits).max():.3g}: exp overflows for large "
            f"logits; use me.softmax, which subtracts the maximum first.")
     expect_close(value, dy[:, None] * (softmax(logits) - labels),
-                 f"softmax_xent_vjp for logits of shape {logits.shape} and dy of shape {dy.shape}")
+                 f"softmax_xent_vjp for logits of shape {logits.shape} and dy of shape {dy.shape}, with "
+                 f"logits = {show(logits)}, labels = {show(labels)}, dy = {show(dy)}")
 
 
 @check("softmax_xent_vjp", points=2)
