@@ -17,7 +17,7 @@ from course.grade import SandboxUnavailable, grade_folder, in_shard, parse_shard
 REPO = Path(__file__).resolve().parents[2]
 SOLUTION = notebooks.SOLUTIONS / "01_tensors.ipynb"
 LEARNER = notebooks.EXERCISES / "01_tensors.ipynb"
-FULL = (7, 4)        # the points of broadcast_shape (visible 5 + hidden 2) and dtype_predictions
+FULL = (8, 4)        # the points of broadcast_shape (visible 6 + hidden 2) and dtype_predictions
 
 
 def _code_index(nb, text):
@@ -165,7 +165,7 @@ def _submissions(folder):
         "loops_when_checked": (_variant(_replace_exercise("def broadcast_shape(a, b):\n    while True:\n"
                                                           "        pass\n")), (0, 4)),
         "kernel_dies": (_variant(_insert_before("def broadcast_shape", "import os\nos._exit(1)")), (0, 0)),
-        "wedged": (_variant(_insert_before("predictions = {", WEDGE)), (7, 0)),
+        "wedged": (_variant(_insert_before("predictions = {", WEDGE)), (8, 0)),
         "cheat_status": (blank(_append(CHEAT)), (0, 0)),
         "rewrites_tests": (blank(_insert_before("def broadcast_shape", REWRITE)), (0, 0)),
         "spies": (blank(_append(spy)), (0, 0)),
@@ -219,7 +219,7 @@ def test_grades_csv_has_a_row_per_learner_and_points_per_exercise(graded):
     assert sorted(rows) == sorted(graded["expected"])
     assert list(rows["blank"]) == ["learner", "id", "broadcast_shape", "dtype_predictions", "auto", "manual",
                                    "total", "max"]
-    assert rows["all_correct"]["max"] == "11"
+    assert rows["all_correct"]["max"] == "12"
 
 
 @pytest.mark.slow
@@ -240,7 +240,7 @@ def test_the_fork_bomb_is_in_the_class_where_processes_are_limited():
 @pytest.mark.slow
 def test_a_partly_wrong_answer_earns_partial_credit(graded):
     earned = float(graded["rows"]["wrong_answer"]["broadcast_shape"])
-    assert 0 < earned < 7          # `return a` is right whenever b broadcasts into a
+    assert 0 < earned < 8          # `return a` is right whenever b broadcasts into a
     feedback = (graded["out"] / "feedback" / "wrong_answer.md").read_text()
     assert "broadcast_shape((4, 1), (1, 5)): expected (4, 5), got (4, 1)." in feedback
     assert "first failing input (failed): a=[4, 1], b=[1, 5]" in feedback
@@ -256,7 +256,7 @@ def test_nothing_outside_the_sandboxes_changed(graded):
 @pytest.mark.slow
 def test_feedback_names_the_cell_and_the_cause(graded):
     feedback = {p.stem: p.read_text() for p in (graded["out"] / "feedback").glob("*.md")}
-    assert feedback["all_correct"].startswith("# Feedback for all_correct\n\n**11 of 11 points**")
+    assert feedback["all_correct"].startswith("# Feedback for all_correct\n\n**12 of 12 points**")
     assert "your code raised IndexError: tuple index out of range" in feedback["crash"]
     assert "cell 4 (`while True:`) was stopped after 8 s (an endless loop?)" in feedback["endless_loop"]
     assert "the kernel died in cell 4 (`import os`)" in feedback["kernel_dies"]
@@ -265,7 +265,7 @@ def test_feedback_names_the_cell_and_the_cause(graded):
            "not checked: dtype_predictions" in feedback["wedged"]
     assert "Replace the `raise NotImplementedError`" in feedback["blank"]
     html = (graded["out"] / "feedback" / "crash.html").read_text()
-    assert "<h2>broadcast_shape: 0 of 7 points</h2>" in html
+    assert "<h2>broadcast_shape: 0 of 8 points</h2>" in html
 
 
 @pytest.mark.slow
@@ -273,8 +273,8 @@ def test_canvas_and_moodle_files_have_their_import_layouts(graded):
     with open(graded["out"] / "canvas.csv") as f:
         canvas = list(csv.reader(f))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "minieager course"]
-    assert canvas[1] == ["Points Possible", "", "", "", "", "11"]
-    assert ["all_correct", "all_correct", "", "", "", "11"] in canvas
+    assert canvas[1] == ["Points Possible", "", "", "", "", "12"]
+    assert ["all_correct", "all_correct", "", "", "", "12"] in canvas
     with open(graded["out"] / "moodle.csv") as f:
         moodle = list(csv.reader(f))
     assert moodle[0] == ["ID number", "Email address", "Username", "minieager course"]
@@ -356,7 +356,7 @@ def test_unsafe_local_grades_without_the_sandbox_and_says_so(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "--unsafe-local: the notebooks run WITHOUT a sandbox" in done.stderr
     rows = list(csv.DictReader(open(tmp_path / "out" / "grades.csv")))
-    assert rows[0]["total"] == "11"
+    assert rows[0]["total"] == "12"
 
 
 def test_the_command_line_names_a_missing_folder(tmp_path):
