@@ -165,7 +165,7 @@ def _exercise_lines(name, ex, possible):
         lines.append(("check", f"{c['name']} ({tag}): {_number(c['earned'])} of {_number(c['points'])} points, "
                                f"{c['passed']} of {c['total']} cases passed. {c['doc']}".strip()))
         bad = c["first_problem"]
-        if bad:
+        if bad and not ex["message"]:      # when the probes never answered, the exercise's message says why once
             lines.append(("input", f"first failing input ({bad['outcome']}): {bad['input']}"))
             lines.append(("message", bad["message"]))
     if ex["mode"] == "pytest":

@@ -21,6 +21,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 GRACE = 5          # seconds a cell gets after its interrupt before it counts as wedged
@@ -121,11 +122,14 @@ async def run(request):
                 if cell.cell_type != "code":
                     continue
                 label = f"cell {k + 1} (`{_first_line(cell.source)}`)"
+                started = time.monotonic()
                 try:
                     error = await _execute(client, cell, k, cell_timeout)
                 except Wedged:
                     raise Wedged(f"{label} ran past {cell_timeout:g} s and ignored the interrupt") from None
                 except DeadKernelError:
+                    if time.monotonic() - started >= cell_timeout:   # interrupted, then stopped answering
+                        raise Wedged(f"{label} ran past {cell_timeout:g} s and ignored the interrupt") from None
                     raise DeadKernelError(f"the kernel died in {label} (did it exit Python or crash?)") from None
                 if error is not None and len(notes) < MAX_NOTES:
                     if error.get("ename") == "KeyboardInterrupt":
