@@ -46,13 +46,24 @@ def check_record(score):
     return data
 
 
-def _readable(case):
-    """Arrays shown as lists in feedback (short ones) or by their shape."""
+def _readable(value):
+    """Arrays shown as lists in feedback (short ones) or by their shape, at any depth."""
     import numpy as np
-    out = {}
-    for k, v in case.items():
-        out[k] = (v.tolist() if v.size <= 12 else f"<array of shape {v.shape}>") if isinstance(v, np.ndarray) else v
-    return out
+    if isinstance(value, np.ndarray):
+        return value.tolist() if value.size <= 12 else _Shape(value.shape)
+    if isinstance(value, dict):
+        return {k: _readable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_readable(v) for v in value]
+    return value
+
+
+class _Shape:
+    def __init__(self, shape):
+        self.shape = shape
+
+    def __repr__(self):
+        return f"<array of shape {self.shape}>"
 
 
 def _number(x):

@@ -66,8 +66,8 @@ def run_exercise(request, ns, time_limit=None):
                 answers += [{"outcome": "error", "message": f"the probe of {item['check']} could not load: "
                                                             f"{err}"}] * len(item["cases"])
                 continue
-            for case in item["cases"]:
-                answers.append(reply(probe, ns, case))
+            for case in item["cases"]:        # the request holds them as plain data (arrays encoded)
+                answers.append(reply(probe, ns, wire.from_plain(case)))
 
     previous = signal.signal(signal.SIGALRM, stop) if time_limit else None
     try:

@@ -365,3 +365,30 @@ def test_the_command_line_names_a_missing_folder(tmp_path):
     assert done.returncode == 2
     assert f"grade: {tmp_path / 'nowhere'} is not a folder." in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def other_lessons(tmp_path_factory):
+    """One folder per learner, several lessons each: declared checks with array inputs (03, 05) and a
+    lesson still checked by its pytest tests inside the sandbox (04)."""
+    folder = tmp_path_factory.mktemp("class")
+    for learner, source in (("ann", notebooks.SOLUTIONS), ("ben", notebooks.EXERCISES)):
+        (folder / learner).mkdir()
+        for lesson in ("03_gradients", "04_kernels_and_layers", "05_optimizers"):
+            nbformat.write(_variant(lambda nb: None, source / f"{lesson}.ipynb"), str(folder / learner / f"{lesson}.ipynb"))
+    out = grade_folder(folder, folder.parent / "grades", cell_timeout=60, parallel=2, log=lambda *a: None)
+    return {r["learner"]: r for r in csv.DictReader(open(out / "grades.csv"))}, out
+
+
+@pytest.mark.slow
+def test_solutions_earn_every_point_and_stubs_none_across_lessons(other_lessons):
+    rows, out = other_lessons
+    exercises = ["sigmoid_vjp", "softmax_xent_vjp", "scalar_tape", "numba_kernel", "dense_layer", "train_digits",
+                 "momentum", "adam"]
+    assert list(rows["ann"])[2:-4] == exercises
+    assert rows["ann"]["total"] == rows["ann"]["max"]
+    assert all(rows["ben"][e] == "0" for e in exercises)
+    assert [rows["ann"][e] for e in ("numba_kernel", "dense_layer", "train_digits")] == ["1", "1", "1"]
+    feedback = (out / "feedback" / "ben.md").read_text()
+    assert "checked by its pytest tests inside the sandbox: 1 point when all pass" in feedback
+    assert "first failing input (not done): x=" in feedback          # arrays crossed as inputs
