@@ -204,7 +204,7 @@ def graded(tmp_path_factory):
         nbformat.write(nb, str(folder / f"{learner}.ipynb"))
     before = {"submissions": _tree_digest(folder), "course": _tree_digest(REPO / "course"),
               "minieager": _tree_digest(REPO / "minieager")}
-    out = grade_folder(folder, folder.parent / "grades", cell_timeout=8, notebook_timeout=150, parallel=2,
+    out = grade_folder(folder, tmp_path_factory.mktemp("grades"), cell_timeout=8, notebook_timeout=150, parallel=2,
                        log=lambda *a: None)
     after = {"submissions": _tree_digest(folder), "course": _tree_digest(REPO / "course"),
              "minieager": _tree_digest(REPO / "minieager")}
@@ -376,7 +376,8 @@ def other_lessons(tmp_path_factory):
         (folder / learner).mkdir()
         for lesson in ("03_gradients", "04_kernels_and_layers", "05_optimizers"):
             nbformat.write(_variant(lambda nb: None, source / f"{lesson}.ipynb"), str(folder / learner / f"{lesson}.ipynb"))
-    out = grade_folder(folder, folder.parent / "grades", cell_timeout=60, parallel=2, log=lambda *a: None)
+    out = grade_folder(folder, tmp_path_factory.mktemp("class-grades"), cell_timeout=60, parallel=2,
+                       log=lambda *a: None)
     return {r["learner"]: r for r in csv.DictReader(open(out / "grades.csv"))}, out
 
 
