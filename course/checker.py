@@ -10,6 +10,7 @@ import contextlib
 import inspect
 import io
 import linecache
+import re
 import os
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import minieager
 
+from . import spec
 from .catalog import BY_NAME
 from .expect import CheckFailure, NotDone
 
@@ -94,20 +96,25 @@ class Result:
 
 def _describe(test_id):
     name, _, params = test_id.partition("[")
-    words = name.removeprefix("test_").replace("_", " ")
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.removeprefix("test_")).replace("_", " ").lower()
     return f"{words}, case {params[:-1]}" if params else words
+
+
+def _frame_is_learners(f):
+    """A traceback frame outside this package, minieager and the installed libraries."""
+    return (not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
+            and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix))
+
+
+def _describe_frame(f):
+    line = (f.line or linecache.getline(f.filename, f.lineno)).strip()
+    return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
 
 
 def _where_in_learner_code(tb):
     """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
-    frames = [f for f in traceback.extract_tb(tb)
-              if not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
-              and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix)]
-    if not frames:
-        return ""
-    f = frames[-1]
-    line = (f.line or linecache.getline(f.filename, f.lineno)).strip()
-    return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
+    frames = [f for f in traceback.extract_tb(tb) if _frame_is_learners(f)]
+    return _describe_frame(frames[-1]) if frames else ""
 
 
 def _classify(excinfo):
@@ -147,10 +154,40 @@ class _Collector:
 
 
 def run_checks(exercise, namespace):
-    """Run ``exercise``'s tests against ``namespace``; returns a Result (never raises for test failures)."""
+    """Run ``exercise``'s visible checks against ``namespace``; returns a Result (never raises for failures)."""
     if exercise not in BY_NAME:
         known = ", ".join(sorted(BY_NAME))
         raise ValueError(f"check: there is no exercise named {exercise!r}. The exercises are: {known}.")
+    if spec.declared(exercise, BY_NAME[exercise].lesson):
+        return run_declared(exercise, namespace)
+    return _run_pytest(exercise, namespace)
+
+
+def run_declared(exercise, namespace, seed=0):
+    """The visible checks of an exercise declared in course/checks (course/spec.py), in this process.
+
+    The same probes and judges the grader uses, with cases drawn from a fixed seed so that every run
+    shows the same cases; the probe's result goes through the same plain-data conversion.
+    """
+    import numpy as np
+
+    from . import judge, probe
+    result = Result(exercise)
+    rng = np.random.default_rng(seed)
+    for declared_check in spec.checks_of(exercise, BY_NAME[exercise].lesson):
+        cases = declared_check.cases(rng)
+        np.random.seed(seed)
+        minieager.random.set_seed(seed)
+        run = spec.compile_probe(declared_check.probe_source())
+        scored = judge.score(declared_check, cases, [probe.reply(run, namespace, case) for case in cases])
+        result.cases += [Case(f"{declared_check.name}[{r.index}]", r.outcome,
+                              f"with {judge.describe_case(r.case)}: {r.message}" if r.outcome == "error" and r.case
+                              else r.message) for r in scored.cases]
+    return result
+
+
+def _run_pytest(exercise, namespace):
+    """An exercise whose checks are still pytest tests (course/tests/test_<lesson>.py)."""
     import pytest
 
     global active_namespace

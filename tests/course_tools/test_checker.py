@@ -7,13 +7,18 @@ from course import check, checker
 
 
 def _broadcast_shape_solution(a, b):
-    import numpy as np
-    return tuple(np.broadcast_shapes(a, b))
+    result = []
+    for k in range(1, max(len(a), len(b)) + 1):
+        m, n = (a[-k] if k <= len(a) else 1), (b[-k] if k <= len(b) else 1)
+        if m != n and 1 not in (m, n):
+            raise ValueError(f"sizes {m} and {n} clash")
+        result.append(n if m == 1 else m)
+    return tuple(reversed(result))
 
 
 def test_a_correct_answer_passes(capsys):
     check("broadcast_shape", {"broadcast_shape": _broadcast_shape_solution})
-    assert capsys.readouterr().out == "✔ broadcast_shape: all 10 checks passed. Well done!\n"
+    assert capsys.readouterr().out == "✔ broadcast_shape: all 30 checks passed. Well done!\n"
 
 
 def test_a_wrong_answer_shows_the_case_expected_got_and_the_hint(capsys):
@@ -51,7 +56,9 @@ def test_part_done_part_wrong_counts_both(capsys):
     check("dtype_predictions", {"predictions": predictions})
     out = capsys.readouterr().out
     assert out.startswith("✘ dtype_predictions: 1 of 8 checks did not pass (7 more not done yet).")
-    assert "expected ((2,), 'float64'), got ((2,), 'int32')" in out
+    assert "your prediction ((2,), 'int32') for `me.constant([1, 2]) / 2`: the dtype is not what minieager " \
+           "gives (the shape is right)." in out
+    assert "float64" not in out      # a prediction exercise never shows the answer
 
 
 def test_an_unknown_exercise_lists_the_known_ones(capsys):
@@ -60,6 +67,14 @@ def test_an_unknown_exercise_lists_the_known_ones(capsys):
     assert out.startswith("check: there is no exercise named 'sigmoid'. The exercises are: adam, autograph_loop, broadcast_shape")
     with pytest.raises(ValueError, match="no exercise named 'sigmoid'"):
         checker.run_checks("sigmoid", {})
+
+
+def test_using_numpy_where_the_exercise_forbids_it_fails_that_check(capsys):
+    import numpy as np
+    check("broadcast_shape", {"broadcast_shape": lambda a, b: tuple(np.broadcast_shapes(a, b)), "np": np})
+    out = capsys.readouterr().out
+    assert out.startswith("✘ broadcast_shape: 1 of 30 checks did not pass.")
+    assert "your code uses `np` (NumPy); the exercise asks you to write it without NumPy or minieager." in out
 
 
 def test_check_defaults_to_the_callers_globals(capsys):
