@@ -6,7 +6,7 @@ import pytest
 
 import minieager as me
 from minieager.extend import Op
-from course.expect import expect, expect_close, expect_equal, learner
+from course.expect import call, expect, expect_close, expect_equal, expect_no_calls_to, learner, show as _show
 
 
 def _sigmoid(x):
@@ -22,10 +22,17 @@ def test_sigmoid_vjp_values(ns, shape):
     rng = np.random.default_rng(1)
     x, dy = rng.normal(size=shape), rng.normal(size=shape)
     out = _sigmoid(x)
-    got = sigmoid_vjp(me.constant(dy), me.constant(x), me.constant(out))
+    shown = f"x = {_show(x)}, dy = {_show(dy)}, out = sigmoid(x) = {_show(out)}"
+    got = call(sigmoid_vjp, me.constant(dy), me.constant(x), me.constant(out), what=f"sigmoid_vjp(dy, x, out) with {shown}")
     expect(isinstance(got, me.Tensor), f"sigmoid_vjp should return a minieager Tensor, got {type(got).__name__}. "
                                        f"Use minieager ops (*, -) on dy and out, not NumPy.")
-    expect_close(got, dy * out * (1 - out), f"sigmoid_vjp(dy, x, out) for x of shape {shape}")
+    expect_close(got, dy * out * (1 - out), f"sigmoid_vjp(dy, x, out) for x of shape {shape}, with {shown}")
+
+
+@pytest.mark.sigmoid_vjp
+def test_sigmoid_vjp_is_written_with_minieager_ops(ns):
+    """The exercise says: minieager ops, not NumPy (an outer tape could not differentiate NumPy)."""
+    expect_no_calls_to(learner(ns, "sigmoid_vjp"), {"numpy": "NumPy"}, "sigmoid_vjp")
 
 
 @pytest.mark.sigmoid_vjp
@@ -81,9 +88,11 @@ def test_softmax_xent_vjp_values(ns, n, classes):
     vjp = learner(ns, "softmax_xent_vjp")
     logits, labels = _batch(n, classes, seed=n)
     dy = np.random.default_rng(2).normal(size=n)
-    got = vjp(me.constant(dy), me.constant(logits), me.constant(labels), None)
+    shown = f"logits = {_show(logits)}, labels = {_show(labels)}, dy = {_show(dy)}"
+    got = call(vjp, me.constant(dy), me.constant(logits), me.constant(labels), None,
+               what=f"softmax_xent_vjp(dy, logits, labels, out) with {shown}")
     expect_close(got, dy[:, None] * (_softmax(logits) - labels),
-                 f"softmax_xent_vjp for logits of shape {(n, classes)} and dy of shape {(n,)}")
+                 f"softmax_xent_vjp for logits of shape {(n, classes)} and dy of shape {(n,)}, with {shown}")
 
 
 @pytest.mark.softmax_xent_vjp
