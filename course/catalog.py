@@ -46,6 +46,7 @@ LESSONS = {
     "07_advanced_autodiff": "Advanced autodiff and gradient debugging (notebook 07)",
     "08_gpu_kernels": "A GPU kernel under the CUDA simulator (notebook 08)",
     "09_graph_passes": "A graph pass of your own (notebook 09)",
+    "10_gradients_by_hand": "Gradients by hand: the broadcast sum-back, matmul, the tape's API, your op in the debugger",
 }
 
 EXERCISES = [
@@ -129,6 +130,26 @@ EXERCISES = [
         "Work backwards from what must stay: the outputs and the effects.",
         "Walk the nodes backwards from a set holding the outputs: a node in the set, an effect or a placeholder "
         "is live and adds its inputs to the set; keep the live nodes in their order.")),
+    Exercise("sum_to_shape", "10_gradients_by_hand", "The broadcast sum-back in a gradient", (
+        "Each element of a broadcast input was used several times in the output: its gradient adds up the "
+        "upstream gradient over every place it was used.",
+        "Two kinds of axis are summed: the leading axes dy has and the shape lacks, and the axes where the "
+        "shape has 1 and dy does not (keepdims=True keeps those); reshape to the shape at the end.")),
+    Exercise("matmul_vjp", "10_gradients_by_hand", "The matmul gradient", (
+        "Each gradient has its input's shape: for a of shape (m, k), which product of dy (m, n) with a, b or "
+        "their transposes has shape (m, k)?",
+        "Work a (1, 2) @ (2, 1) product out by hand: d out / d a[0, p] is b[p, 0]. Then the gradient for a is dy "
+        "times b transposed, and for b it is a transposed times dy (in the order the shapes allow).")),
+    Exercise("tape_api", "10_gradients_by_hand", "The GradientTape API: watch, persistent, stop_recording", (
+        "A tape follows Variables on its own and constants only when watched; it gives one gradient() unless "
+        "persistent; what runs under tape.stop_recording() is not recorded.",
+        "gradient_of_a_constant: tape.watch(x) first. two_gradients: me.GradientTape(persistent=True), then "
+        "two tape.gradient calls. loss_and_gradient: compute the penalty inside `with tape.stop_recording():` "
+        "and add it to the loss after that block.")),
+    Exercise("own_op_debugger", "10_gradients_by_hand", "Your op's gradient, stepped in the debugger", (
+        "A VJP returns a tuple, one gradient per input: dy times the derivative of the op at x.",
+        "Differentiate x / (1 + |x|) separately for x > 0 and x < 0; both give the same expression in |x|. In the "
+        "debugger, step until your op is highlighted and click its input and output edges.")),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}
