@@ -24,10 +24,16 @@ def _load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+# Learner versions whose debugger steps through the learner's own code: with the stub, nothing to step yet.
+STEPS_COME_WITH_THE_ANSWER = {"exercises/10_gradients_by_hand.ipynb"}
+
+
 @pytest.mark.parametrize("path", COURSE_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_saved_debuggers_have_backward_steps_and_no_comments(path):
-    for trace in _traces(_load(path)):
-        assert trace["steps"], f"{path.name}: a debugger was saved before backprop() armed it (step 0 / 0)"
+    traces = _traces(_load(path))
+    for trace in traces:
+        if f"{path.parent.name}/{path.name}" not in STEPS_COME_WITH_THE_ANSWER:
+            assert trace["steps"], f"{path.name}: a debugger was saved before backprop() armed it (step 0 / 0)"
         for node in trace["nodes"]:
             for link in (node.get("code"), node.get("vjp")):
                 if link:
