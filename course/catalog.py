@@ -47,6 +47,7 @@ LESSONS = {
     "08_gpu_kernels": "A GPU kernel under the CUDA simulator (notebook 08)",
     "09_graph_passes": "A graph pass of your own (notebook 09)",
     "10_gradients_by_hand": "Gradients by hand: the broadcast sum-back, matmul, the tape's API, your op in the debugger",
+    "11_tracing": "Tracing and retracing with me.function (notebook 09)",
 }
 
 EXERCISES = [
@@ -150,6 +151,19 @@ EXERCISES = [
         "A VJP returns a tuple, one gradient per input: dy times the derivative of the op at x.",
         "Differentiate x / (1 + |x|) separately for x > 0 and x < 0; both give the same expression in |x|. In the "
         "debugger, step until your op is highlighted and click its input and output edges.")),
+    Exercise("tracing_counts", "11_tracing", "Predict how often me.function traces", (
+        "A call traces when its signature is new: the shapes and dtypes of its tensors, the values of its "
+        "Python arguments.",
+        "A NumPy array becomes a tensor of its own dtype (float64 for np.ones); a Python float is part of the "
+        "signature by its value.")),
+    Exercise("one_trace", "11_tracing", "One trace for a sweep over Python numbers", (
+        "A tensor contributes its shape and dtype to the signature, not its value.",
+        "Pass each scale as me.constant(s, dtype=x.dtype).")),
+    Exercise("trace_and_run", "11_tracing", "What runs when a function traces, and what on every call", (
+        "Python statements run while tracing only; minieager ops (an assign included) become graph nodes that "
+        "run on every call.",
+        "Inside the decorated function: trace_log.append(tuple(x.shape)) (Python, at trace time) and "
+        "runs.assign_add(1) (an op, every call); make the list and the Variable inside the factory.")),
 ]
 
 BY_NAME = {e.name: e for e in EXERCISES}
