@@ -1,4 +1,5 @@
-"""``python -m course make`` and ``python -m course grade SUBMISSIONS_DIR``; see course/exercises/README.md."""
+"""``python -m course make``, ``python -m course grade SUBMISSIONS_DIR`` and ``python -m course retarget URL``;
+see course/exercises/README.md and course/README.md."""
 import argparse
 import sys
 
@@ -17,7 +18,13 @@ def main(argv=None):
     grade.add_argument("--notebook-timeout", type=float, default=300,
                        help="seconds one notebook may run in all (default 300)")
     grade.add_argument("--parallel", type=int, default=1, help="notebooks graded at once (default 1)")
+    retarget = sub.add_parser("retarget", help="point every launch link (site buttons, Colab install cells) "
+                                               "at another GitHub repository")
+    retarget.add_argument("url", help="https://github.com/OWNER/NAME")
     args = parser.parse_args(argv)
+    if args.command == "retarget":
+        from .retarget import main as run_retarget
+        return run_retarget(args.url)
     if args.command == "make":
         from .generate import make as run_make
         run_make(args.lessons, run=not args.no_run)
