@@ -102,7 +102,7 @@ def test_feedback_says_what_went_wrong(graded):
     feedback = {p.stem: p.read_text() for p in (out / "feedback").iterdir()}
     assert feedback["all_correct"].startswith("Feedback for all_correct: 2 of 2 exercises passed.")
     assert "broadcast_shape((4, 1), (1, 5)): expected (4, 5), got (4, 1)." in feedback["wrong_answer"]
-    assert "your code raised IndexError: tuple index out of range" in feedback["crash"]
+    assert "broadcast_shape((2, 3), (3,)) raised IndexError: tuple index out of range" in feedback["crash"]
     assert "was stopped after 15 s (an endless loop?)" in feedback["endless_loop"]
     assert "the kernel died" in feedback["kernel_dies"]
     assert "broadcast_shape: the checks ran longer than 15 s and were stopped" in feedback["loops_when_checked"]
