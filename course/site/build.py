@@ -73,8 +73,10 @@ def build(out):
 
     staged = stage()
     print(f"site: {len(staged)} pages staged in {STAGE.relative_to(REPO)}")
-    # -c: the configuration stays in course/site; -q: warnings and errors only.
-    return build_main(["-b", "html", "-q", "-c", str(SITE), str(STAGE), str(out)])
+    # -c: the configuration stays in course/site; -q: warnings and errors only; -d: Sphinx's pickled
+    # doctrees (which hold this machine's absolute paths) beside the staged sources, not in the site.
+    return build_main(["-b", "html", "-q", "-c", str(SITE), "-d", str(STAGE.parent / "site-doctrees"),
+                       str(STAGE), str(out)])
 
 
 if __name__ == "__main__":
