@@ -67,3 +67,19 @@ def test_the_bugs_module_does_not_name_the_buggy_op():
     assert sum(bugs.is_buggy(name) for name in bugs.OPS) == 1
     definitions = Path(bugs.__file__).read_text().split("course_softplus = ")[1].split("OPS = ")[0]
     assert "#" not in definitions, "a comment next to the ops' definitions (the debugger shows them)"
+
+
+def test_a_trace_saved_with_comments_and_paths_is_published_without_them(tmp_path):
+    """A notebook saved by an older minieager (or elsewhere) is cleaned when the site is built."""
+    nb = _load(notebooks.SOLUTIONS / "07_advanced_autodiff.ipynb")
+    state = next(m["state"] for m in nb["metadata"]["widgets"][embed.STATE]["state"].values()
+                 if "trace" in m.get("state", {}))
+    op = next(n for n in state["trace"]["nodes"] if n["kind"] == "op" and n.get("vjp"))
+    op["vjp"]["text"] += "            # the planted bug: -x"
+    op["vjp"]["file"] = "/home/someone/minieager/course/bugs.py"
+    op["code"] = {"file": "/home/someone/work.py", "line": 3, "text": "y = f(x)  # secret"}
+    pages = embed.embed_widgets(nb, tmp_path / "frames", tmp_path, "07")
+    page = pages[0].read_text(encoding="utf-8")
+    assert "planted bug" not in page and "/home/someone" not in page and "secret" not in page
+    assert "bugs.py" in page and "y = f(x)" in page
+    assert op["vjp"]["text"].endswith("# the planted bug: -x")      # the notebook's own copy is left alone
