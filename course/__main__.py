@@ -1,4 +1,5 @@
-"""``python -m course make``, ``grade SUBMISSIONS_DIR``, ``merge OUT SHARD_OUT...``; see course/README.md."""
+"""``python -m course make``, ``grade SUBMISSIONS_DIR``, ``merge OUT SHARD_OUT...`` and ``retarget URL``;
+see course/README.md and course/exercises/README.md."""
 import argparse
 import sys
 
@@ -36,7 +37,13 @@ def main(argv=None):
     merge.add_argument("out", help="the folder to write (it may be one of the shards' folders)")
     merge.add_argument("shards", nargs="*", help="the shards' --out folders")
     merge.add_argument("--assignment", default="minieager course")
+    retarget = sub.add_parser("retarget", help="point every launch link (site buttons, Colab install cells) "
+                                               "at another GitHub repository")
+    retarget.add_argument("url", help="https://github.com/OWNER/NAME")
     args = parser.parse_args(argv)
+    if args.command == "retarget":
+        from .retarget import main as run_retarget
+        return run_retarget(args.url)
     if args.command == "make":
         from .generate import make as run_make
         run_make(args.lessons, run=not args.no_run)

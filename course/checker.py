@@ -22,7 +22,7 @@ import minieager
 
 from . import spec
 from .catalog import BY_NAME
-from .expect import CheckFailure, NotDone
+from .expect import CheckFailure, LearnerError, NotDone
 
 TESTS = Path(__file__).resolve().parent / "tests"
 _PACKAGE = str(Path(__file__).resolve().parent)
@@ -32,6 +32,7 @@ _MINIEAGER = str(Path(minieager.__file__).resolve().parent)
 active_namespace = None
 GRADING = "COURSE_GRADING"   # set in the environment of a kernel the grader runs: check() then only says so
 _disabled = False   # True while a solution notebook is exec'd for plain pytest: check() is then a no-op
+failed_tries = {}   # exercise -> how many times check() found it failing in this kernel (picks the hint)
 
 
 @contextlib.contextmanager
@@ -71,8 +72,8 @@ class Result:
             return "error"
         return "not done"
 
-    def summary(self):
-        """The text check() prints."""
+    def summary(self, failures=1):
+        """The text check() prints; ``failures`` (this one included) picks the hint's tier."""
         ex = BY_NAME[self.exercise]
         n = len(self.cases)
         if self.problem:
@@ -90,7 +91,9 @@ class Result:
                  + (f" ({pending} more not done yet)." if pending else "."),
                  f"  First problem ({_describe(first.test)}):",
                  *("    " + line for line in first.message.splitlines()),
-                 f"  Hint: {ex.hint}"]
+                 f"  Hint: {ex.hint_for(failures)}"]
+        if ex.has_more_hints(failures):
+            lines.append("  (Think it over and try again: a more specific hint comes after another failed try.)")
         return "\n".join(lines)
 
 
@@ -120,6 +123,10 @@ def _where_in_learner_code(tb):
 def _classify(excinfo):
     """(outcome, message) for what a test raised."""
     err = excinfo.value
+    if isinstance(err, LearnerError):     # the learner's code raised when a test called it
+        cause = err.__cause__
+        where = _where_in_learner_code(cause.__traceback__)
+        return "error", f"{err.call} raised {type(cause).__name__}: {cause}{where}"
     if isinstance(err, NotDone):
         return "not done", str(err)
     if isinstance(err, NotImplementedError):
@@ -230,4 +237,6 @@ def check(exercise, namespace=None):
     except ValueError as err:
         print(err)
         return
-    print(result.summary())
+    if result.status in ("failed", "error"):
+        failed_tries[exercise] = failed_tries.get(exercise, 0) + 1
+    print(result.summary(failed_tries.get(exercise, 1)))
