@@ -7,7 +7,7 @@ learner's code (and read their debugger's steps) and return plain data.
 import numpy as np
 
 from course.expect import expect, expect_close, expect_equal
-from course.spec import check, visible_module
+from course.spec import check
 
 
 def sum_back(dy, shape):
