@@ -10,6 +10,7 @@ import contextlib
 import inspect
 import io
 import linecache
+import re
 import os
 import sys
 import tempfile
@@ -19,8 +20,9 @@ from pathlib import Path
 
 import minieager
 
+from . import spec
 from .catalog import BY_NAME
-from .expect import CheckFailure, NotDone
+from .expect import CheckFailure, LearnerError, NotDone
 
 TESTS = Path(__file__).resolve().parent / "tests"
 _PACKAGE = str(Path(__file__).resolve().parent)
@@ -30,6 +32,7 @@ _MINIEAGER = str(Path(minieager.__file__).resolve().parent)
 active_namespace = None
 GRADING = "COURSE_GRADING"   # set in the environment of a kernel the grader runs: check() then only says so
 _disabled = False   # True while a solution notebook is exec'd for plain pytest: check() is then a no-op
+failed_tries = {}   # exercise -> how many times check() found it failing in this kernel (picks the hint)
 
 
 @contextlib.contextmanager
@@ -69,8 +72,8 @@ class Result:
             return "error"
         return "not done"
 
-    def summary(self):
-        """The text check() prints."""
+    def summary(self, failures=1):
+        """The text check() prints; ``failures`` (this one included) picks the hint's tier."""
         ex = BY_NAME[self.exercise]
         n = len(self.cases)
         if self.problem:
@@ -88,31 +91,42 @@ class Result:
                  + (f" ({pending} more not done yet)." if pending else "."),
                  f"  First problem ({_describe(first.test)}):",
                  *("    " + line for line in first.message.splitlines()),
-                 f"  Hint: {ex.hint}"]
+                 f"  Hint: {ex.hint_for(failures)}"]
+        if ex.has_more_hints(failures):
+            lines.append("  (Think it over and try again: a more specific hint comes after another failed try.)")
         return "\n".join(lines)
 
 
 def _describe(test_id):
     name, _, params = test_id.partition("[")
-    words = name.removeprefix("test_").replace("_", " ")
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.removeprefix("test_")).replace("_", " ").lower()
     return f"{words}, case {params[:-1]}" if params else words
+
+
+def _frame_is_learners(f):
+    """A traceback frame outside this package, minieager and the installed libraries."""
+    return (not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
+            and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix))
+
+
+def _describe_frame(f):
+    line = (f.line or linecache.getline(f.filename, f.lineno)).strip()
+    return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
 
 
 def _where_in_learner_code(tb):
     """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
-    frames = [f for f in traceback.extract_tb(tb)
-              if not f.filename.startswith(_PACKAGE) and "site-packages" not in f.filename
-              and not f.filename.startswith(_MINIEAGER) and not f.filename.startswith(sys.prefix)]
-    if not frames:
-        return ""
-    f = frames[-1]
-    line = (f.line or linecache.getline(f.filename, f.lineno)).strip()
-    return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
+    frames = [f for f in traceback.extract_tb(tb) if _frame_is_learners(f)]
+    return _describe_frame(frames[-1]) if frames else ""
 
 
 def _classify(excinfo):
     """(outcome, message) for what a test raised."""
     err = excinfo.value
+    if isinstance(err, LearnerError):     # the learner's code raised when a test called it
+        cause = err.__cause__
+        where = _where_in_learner_code(cause.__traceback__)
+        return "error", f"{err.call} raised {type(cause).__name__}: {cause}{where}"
     if isinstance(err, NotDone):
         return "not done", str(err)
     if isinstance(err, NotImplementedError):
@@ -147,10 +161,40 @@ class _Collector:
 
 
 def run_checks(exercise, namespace):
-    """Run ``exercise``'s tests against ``namespace``; returns a Result (never raises for test failures)."""
+    """Run ``exercise``'s visible checks against ``namespace``; returns a Result (never raises for failures)."""
     if exercise not in BY_NAME:
         known = ", ".join(sorted(BY_NAME))
         raise ValueError(f"check: there is no exercise named {exercise!r}. The exercises are: {known}.")
+    if spec.declared(exercise, BY_NAME[exercise].lesson):
+        return run_declared(exercise, namespace)
+    return _run_pytest(exercise, namespace)
+
+
+def run_declared(exercise, namespace, seed=0):
+    """The visible checks of an exercise declared in course/checks (course/spec.py), in this process.
+
+    The same probes and judges the grader uses, with cases drawn from a fixed seed so that every run
+    shows the same cases; the probe's result goes through the same plain-data conversion.
+    """
+    import numpy as np
+
+    from . import judge, probe
+    result = Result(exercise)
+    rng = np.random.default_rng(seed)
+    for declared_check in spec.checks_of(exercise, BY_NAME[exercise].lesson):
+        cases = declared_check.cases(rng)
+        np.random.seed(seed)
+        minieager.random.set_seed(seed)
+        run = spec.compile_probe(declared_check.probe_source())
+        scored = judge.score(declared_check, cases, [probe.reply(run, namespace, case) for case in cases])
+        result.cases += [Case(f"{declared_check.name}[{r.index}]", r.outcome,
+                              f"with {judge.describe_case(r.case)}: {r.message}" if r.outcome == "error" and r.case
+                              else r.message) for r in scored.cases]
+    return result
+
+
+def _run_pytest(exercise, namespace):
+    """An exercise whose checks are still pytest tests (course/tests/test_<lesson>.py)."""
     import pytest
 
     global active_namespace
@@ -193,4 +237,6 @@ def check(exercise, namespace=None):
     except ValueError as err:
         print(err)
         return
-    print(result.summary())
+    if result.status in ("failed", "error"):
+        failed_tries[exercise] = failed_tries.get(exercise, 0) + 1
+    print(result.summary(failed_tries.get(exercise, 1)))

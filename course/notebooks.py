@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 EXERCISES = HERE / "exercises"
 
-_namespaces = {}   # lesson -> namespace, so each solution notebook runs once per process
+_namespaces = {}   # (folder, lesson) -> namespace, so each solution notebook runs once per process
 
 
 def read(path):
@@ -28,15 +28,25 @@ def code_cells(nb):
 
 def solution_namespace(lesson):
     """The globals left by running ``solutions/<lesson>.ipynb``'s code cells (their printing hidden)."""
-    if lesson not in _namespaces:
+    return _namespace(SOLUTIONS, lesson)
+
+
+def learner_namespace(lesson):
+    """The same for the learner version ``exercises/<lesson>.ipynb`` (stubs everywhere)."""
+    return _namespace(EXERCISES, lesson)
+
+
+def _namespace(folder, lesson):
+    key = (folder, lesson)
+    if key not in _namespaces:
         from . import checker
-        ns = {"__name__": f"course_solution_{lesson}"}
-        path = SOLUTIONS / f"{lesson}.ipynb"
+        ns = {"__name__": f"course_{folder.name}_{lesson}"}
+        path = folder / f"{lesson}.ipynb"
         with checker.checks_disabled(), contextlib.redirect_stdout(io.StringIO()):
             for k, cell in enumerate(code_cells(read(path))):
                 filename = f"<{path.name} cell {k}>"
                 # Kept as IPython keeps a cell's source: tracebacks show it, and AutoGraph (me.function) reads it.
                 linecache.cache[filename] = (len(cell.source), None, cell.source.splitlines(True), filename)
                 exec(compile(cell.source, filename, "exec"), ns)
-        _namespaces[lesson] = ns
-    return _namespaces[lesson]
+        _namespaces[key] = ns
+    return _namespaces[key]

@@ -64,3 +64,21 @@ def test_start_gives_numba_a_writable_cache_in_home(tmp_path):
     assert run.stdout.split() == ["42", str(tmp_path / ".cache" / "numba")]
     assert list((tmp_path / ".cache" / "numba").rglob("*.nbi")), "numba cached nothing in NUMBA_CACHE_DIR"
     assert not (script.parent / "__pycache__").exists(), "numba cached beside the source instead"
+
+
+def test_start_and_post_build_compile_for_a_generic_cpu_so_the_cache_fits_any_node(tmp_path):
+    """numba's cache index is keyed by (target triple, CPU name, CPU features): with NUMBA_CPU_NAME=generic
+    the key names no feature of the machine that built the image, so a launch node with another CPU of
+    the same architecture finds the kernels postBuild compiled instead of compiling them again."""
+    assert 'export NUMBA_CPU_NAME="${NUMBA_CPU_NAME:-generic}"' in (BINDER / "postBuild").read_text()
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")}
+    env["HOME"] = str(tmp_path)
+    code = ("from numba.core.registry import cpu_target\n"
+            "print(*cpu_target.target_context.codegen().magic_tuple(), sep='|')\n")
+    run = subprocess.run([str(BINDER / "start"), sys.executable, "-c", code], env=env,
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    triple, cpu, features = run.stdout.strip().split("|")
+    assert (cpu, features) == ("generic", "")
+    mine = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert mine.stdout.strip().split("|")[0] == triple      # same architecture: only the CPU name differs

@@ -57,6 +57,55 @@ def test_defvjp_wants_one_rule_text_per_input():
         defvjp(cube, lambda dy, x, out: (dy,), "a", "b")
 
 
+@register_kernel("test_extend_times", "cpu")
+def _times_kernel(a, b):
+    return a * b
+
+
+@pytest.mark.parametrize("vjp, message", [
+    (lambda dy, a, b, out: dy * b,
+     "test_extend_times: its gradient function (vjp) returned a Tensor of shape (3,) where a tuple is needed: "
+     "one gradient per input (a, b), None for an input that gets no gradient. Return a tuple."),
+    (lambda dy, a, b, out: (dy * b,),
+     "test_extend_times: its gradient function (vjp) returned 1 gradient(s) for 2 input(s): return one "
+     "gradient per input (a, b), None for an input that gets no gradient."),
+    (lambda dy, a, b, out: None,
+     "test_extend_times: its gradient function (vjp) returned None where a tuple is needed"),
+])
+def test_a_gradient_function_that_returns_the_wrong_thing_is_named(vjp, message):
+    """A bare tensor or too few gradients is an error naming the op, not a reshape error or a None gradient."""
+    times = Op("test_extend_times", ("a", "b"), "a * b", ("dy * b", "dy * a"), vjp=vjp)
+    a, b = me.constant([1.0, 2.0, 3.0]), me.constant([4.0, 5.0, 6.0])
+    with me.GradientTape() as tape:
+        tape.watch([a, b])
+        y = times(a, b)
+    with pytest.raises(me.errors.InvalidArgumentError, match=re.escape(message)):
+        tape.gradient(y, [a, b])
+
+
+def test_a_one_input_gradient_function_returning_a_bare_tensor_is_told_the_comma():
+    double = Op("test_extend_cube", ("x",), "x**3", ("dy * 3x^2",), vjp=lambda dy, x, out: dy * 3.0 * x * x)
+    x = me.constant([1.0, 2.0, 3.0, 4.0])
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        y = me.reduce_sum(double(x))
+    with pytest.raises(me.errors.InvalidArgumentError, match=re.escape(
+            "test_extend_cube: its gradient function (vjp) returned a Tensor of shape (4,) where a tuple is "
+            "needed: one gradient per input (x), None for an input that gets no gradient. Write `return "
+            "(grad,)` with the comma.")):
+        tape.gradient(y, x)
+
+
+def test_a_list_with_one_gradient_or_none_per_input_is_accepted():
+    times = Op("test_extend_times", ("a", "b"), "a * b", ("dy * b", None), vjp=lambda dy, a, b, out: [dy * b, None])
+    a, b = me.constant([1.0, 2.0]), me.constant([4.0, 5.0])
+    with me.GradientTape() as tape:
+        tape.watch([a, b])
+        y = times(a, b)
+    ga, gb = tape.gradient(y, [a, b])
+    assert ga.numpy().tolist() == [4.0, 5.0] and gb is None
+
+
 def test_an_interpreter_subclass_sees_every_node_and_gives_runs_result():
     f = me.function(lambda x: me.tanh(x * 2.0) + x)
     x = me.constant([0.5, -1.0, 2.0])

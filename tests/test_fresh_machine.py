@@ -48,7 +48,8 @@ def test_check_system_names_what_is_missing(tmp_path):
                          env={"PATH": str(tmp_path)}, capture_output=True, text=True)   # finds no dot, no setpriv
     assert run.returncode == 1
     assert "graphviz (its 'dot' draws" in run.stderr
-    assert "sudo apt-get install graphviz util-linux" in run.stderr
+    assert "bubblewrap (bwrap: the course grader runs" in run.stderr
+    assert "sudo apt-get install graphviz util-linux bubblewrap" in run.stderr
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed here")

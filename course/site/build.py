@@ -6,7 +6,8 @@ that every page's path is its file's path there and the launch buttons open the 
 - course/site/index.md, the landing page;
 - course/README.md (the instructor's guide) and docs/*.md, which it links to;
 - notebooks/*.ipynb and, once they exist, course/exercises/* (README.md and notebooks),
-  with their stored outputs (never executed) and their widget outputs made static (embed.py).
+  with their stored outputs (never executed), their widget outputs made static (embed.py) and
+  without the Colab install cell (the notebooks keep it for the Colab button).
 
 The site needs no network to build or to view: MathJax comes from the jupyter-server-mathjax
 package and the theme's assets are its own.
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import jupyter_server_mathjax
 
+from course.site.colab import CELL_ID
 from course.site.embed import embed_widgets
 
 SITE = Path(__file__).resolve().parent
@@ -30,9 +32,17 @@ PAGES = ["course/README.md", "docs/*.md", "notebooks/*.ipynb",
          "course/exercises/README.md", "course/exercises/*.ipynb"]
 
 
+def without_colab_cell(nb):
+    """``nb`` (notebook JSON) without the Colab install cell: on a web page it would sit above the
+    lesson's title and mean nothing; the notebook itself keeps it, for the Colab button."""
+    nb["cells"] = [cell for cell in nb.get("cells", []) if cell.get("id") != CELL_ID]
+    return nb
+
+
 def stage_notebook(src, dst):
-    """Copy a notebook, its debugger outputs made into standalone pages under _static."""
-    nb = json.loads(src.read_text(encoding="utf-8"))
+    """Copy a notebook, without its Colab cell and with its debugger outputs made into standalone pages
+    under _static."""
+    nb = without_colab_cell(json.loads(src.read_text(encoding="utf-8")))
     stem = dst.relative_to(STAGE).with_suffix("").as_posix().replace("/", "-")
     embed_widgets(nb, STAGE / "_static" / "debuggers", dst.parent, stem)
     dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
@@ -63,8 +73,10 @@ def build(out):
 
     staged = stage()
     print(f"site: {len(staged)} pages staged in {STAGE.relative_to(REPO)}")
-    # -c: the configuration stays in course/site; -q: warnings and errors only.
-    return build_main(["-b", "html", "-q", "-c", str(SITE), str(STAGE), str(out)])
+    # -c: the configuration stays in course/site; -q: warnings and errors only; -d: Sphinx's pickled
+    # doctrees (which hold this machine's absolute paths) beside the staged sources, not in the site.
+    return build_main(["-b", "html", "-q", "-c", str(SITE), "-d", str(STAGE.parent / "site-doctrees"),
+                       str(STAGE), str(out)])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ notebook, ``embed_widgets`` rewrites those outputs as HTML:
 
 - a tape debugger (an anywidget model whose state holds a ``trace``) becomes an ``<iframe>`` on
   the debugger's own standalone page (``minieager.debugger.html``), written beside the site's
-  static files: it steps through backprop in any browser, offline;
+  static files: it steps through backprop in any browser, offline; its source links are published
+  without comments and without absolute paths (``published_trace``);
 - a progress bar (tqdm's HBox of HTML and progress models) becomes the same text and a
   ``<progress>`` element, at the state it was saved in;
 - any other widget keeps only its text fallback.
@@ -14,11 +15,13 @@ notebook, ``embed_widgets`` rewrites those outputs as HTML:
 The widget state is then dropped from the metadata, so that myst-nb adds no widget manager
 (which it would load from a CDN).
 """
+import copy
 import html
 import os
 from pathlib import Path
 
 from minieager.debugger.html import standalone_html
+from minieager.debugger.source import without_comments
 
 VIEW = "application/vnd.jupyter.widget-view+json"
 STATE = "application/vnd.jupyter.widget-state+json"
@@ -39,9 +42,28 @@ def widget_states(nb):
     return {model_id: model.get("state", {}) for model_id, model in saved.get("state", {}).items()}
 
 
+def published_trace(trace):
+    """A saved trace as the site may publish it: no source comments, no absolute paths.
+
+    Traces saved by today's minieager are already so (``minieager.debugger.source``); a notebook
+    saved before that, or on another machine, is cleaned here rather than trusted.
+    """
+    trace = copy.deepcopy(trace)
+    for node in trace.get("nodes", []):
+        for key in ("code", "vjp", "kernel"):
+            link = node.get(key)
+            if not isinstance(link, dict):
+                continue
+            if isinstance(link.get("text"), str):
+                link["text"] = without_comments(link["text"])
+            if isinstance(link.get("file"), str) and os.path.isabs(link["file"]):
+                link["file"] = os.path.basename(link["file"])
+    return trace
+
+
 def debugger_page(trace):
     """The standalone debugger page, reporting its height to the page around it."""
-    page = standalone_html(trace)
+    page = standalone_html(published_trace(trace))
     return page.replace("</body>", RESIZE_SCRIPT + "</body>", 1)
 
 

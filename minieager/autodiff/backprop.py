@@ -29,8 +29,10 @@ def apply_vjp(op, inputs, outputs, attrs, dys, needs):
     if op.selective:
         attrs = dict(attrs, needs=needs)
     if op.num_outputs == 1:
-        return op.vjp(dys[0], *inputs, out=outputs[0], **attrs)
-    return op.vjp(dys, *inputs, out=outputs, **attrs)
+        sent = op.vjp(dys[0], *inputs, out=outputs[0], **attrs)
+    else:
+        sent = op.vjp(dys, *inputs, out=outputs, **attrs)
+    return op.checked_grads(sent, inputs)
 
 
 def reachable_records(records, source_ids):

@@ -38,13 +38,59 @@ def caller():
 
 
 def _short(path):
-    """A path as a learner reads it: inside minieager from the package root, a notebook cell as
-    "notebook cell" (IPython names it /tmp/ipykernel_<pid>/<hash>.py), else as given."""
+    """A path as a learner reads it, never an absolute path of the machine that ran it.
+
+    Inside minieager from the package root; a notebook cell as "notebook cell" (IPython names it
+    /tmp/ipykernel_<pid>/<hash>.py); a module elsewhere as it is imported, from the ``sys.path``
+    folder that holds it ("course/bugs.py"); any other file by its name alone. A trace is saved in
+    notebooks and published on the course site, where the builder's folders have no business.
+    """
     if path.startswith(PACKAGE):
         return "minieager/" + path[len(PACKAGE):].replace(os.sep, "/")
     if "ipykernel_" in path or path.startswith("<ipython-input"):
         return "notebook cell"
-    return path
+    if not os.path.isabs(path):
+        return path.replace(os.sep, "/")
+    roots = [os.path.abspath(p or os.curdir) + os.sep for p in sys.path]
+    root = max((r for r in roots if path.startswith(r)), key=len, default=None)
+    return path[len(root):].replace(os.sep, "/") if root else os.path.basename(path)
+
+
+def without_comments(text):
+    """``text`` (Python source) without its ``#`` comments; a line that held only a comment is dropped.
+
+    Saved traces carry source (the line that ran an op, an op's VJP); a comment there is the
+    author's note to themselves (in the course, it can be an exercise's answer). Strings, docstrings
+    included, are kept: a ``#`` inside quotes is not a comment.
+    """
+    out, quote = [], None          # quote: the string delimiter open at the end of the previous line
+    for line in text.split("\n"):
+        k, cut = 0, None
+        while k < len(line):
+            if quote:
+                if line[k] == "\\":
+                    k += 2
+                    continue
+                if line.startswith(quote, k):
+                    k += len(quote)
+                    quote = None
+                    continue
+                k += 1
+            elif line[k] == "#":
+                cut = k
+                break
+            elif line[k] in "'\"":
+                quote = line[k] * 3 if line.startswith(line[k] * 3, k) else line[k]
+                k += len(quote)
+            else:
+                k += 1
+        if quote is not None and len(quote) == 1:
+            quote = None           # an unterminated one-quote string ends with its line
+        if cut is None:
+            out.append(line)
+        elif line[:cut].strip():
+            out.append(line[:cut].rstrip())
+    return "\n".join(out)
 
 
 def code_line(where):
@@ -52,7 +98,7 @@ def code_line(where):
     if where is None:
         return None
     path, line = where
-    return {"file": _short(path), "line": line, "text": linecache.getline(path, line).strip()}
+    return {"file": _short(path), "line": line, "text": without_comments(linecache.getline(path, line).strip())}
 
 
 def _function_source(fn):
@@ -63,7 +109,7 @@ def _function_source(fn):
         return None
     text = "".join(lines[:MAX_SOURCE_LINES]).rstrip() + ("\n..." if len(lines) > MAX_SOURCE_LINES else "")
     return {"file": _short(path), "line": first, "name": getattr(fn, "__qualname__", fn.__name__),
-            "text": textwrap.dedent(text)}
+            "text": without_comments(textwrap.dedent(text))}
 
 
 def _closure(fn, name):
@@ -88,7 +134,7 @@ def _op_definition(op):
         if depth <= 0:
             break
     return {"file": _short(path), "line": start + 1, "name": op.name,
-            "text": textwrap.dedent("".join(lines[start:end + 1])).rstrip()}
+            "text": without_comments(textwrap.dedent("".join(lines[start:end + 1])).rstrip())}
 
 
 @functools.lru_cache(maxsize=None)

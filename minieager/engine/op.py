@@ -155,6 +155,27 @@ class Op:
                 f"shape and dtype (see minieager/engine/abstract.py).")
         return self.shape_rule(*inputs, **attrs)
 
+    def checked_grads(self, sent, inputs):
+        """What ``vjp`` returned, checked: a tuple or list with one gradient (or None) per input.
+
+        A gradient function written by hand (``Op(..., vjp=...)``) that returns a bare tensor, or
+        fewer or more gradients than the op has inputs, is stopped here with its op named; without
+        the check a bare tensor would be iterated element by element and a missing gradient
+        silently dropped.
+        """
+        if isinstance(sent, (tuple, list)) and len(sent) == len(inputs):
+            return sent
+        names = ", ".join(self.inputs) if len(self.inputs) == len(inputs) else f"{len(inputs)} inputs"
+        one_each = f"one gradient per input ({names}), None for an input that gets no gradient"
+        if not isinstance(sent, (tuple, list)):
+            fix = "write `return (grad,)` with the comma" if len(inputs) == 1 else "return a tuple"
+            raise InvalidArgumentError(
+                f"{self.name}: its gradient function (vjp) returned {_kind_of(sent)} where a tuple is needed: "
+                f"{one_each}. {fix[0].upper() + fix[1:]}.")
+        raise InvalidArgumentError(
+            f"{self.name}: its gradient function (vjp) returned {len(sent)} gradient(s) for {len(inputs)} "
+            f"input(s): return {one_each}.")
+
     def _load_kernel(self, device):
         """The kernel for ``device`` from the registry, kept so later calls need one dict lookup; for
         an op with a value check, the kernel that runs the check first."""
@@ -245,6 +266,16 @@ def names_memory_errors(op_name):
                 raise out_of_memory(op_name, err) from None
         return wrapper
     return decorate
+
+
+def _kind_of(value):
+    """'a Tensor of shape (4,)', 'None', 'a float': what a gradient function returned, for an error."""
+    if value is None:
+        return "None"
+    shape = getattr(value, "shape", None)
+    kind = type(value).__name__
+    article = "an" if kind[0].lower() in "aeiou" else "a"
+    return f"{article} {kind} of shape {tuple(shape)}" if shape is not None else f"{article} {kind}"
 
 
 def _check_numerics(name, outputs):

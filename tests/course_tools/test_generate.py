@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from course import notebooks
+from course import spec, notebooks
 from course.catalog import EXERCISES, LESSONS, exercises_of
 from course.generate import DEFAULT_STUB, MarkerError, learner_version, strip_solutions
 
@@ -44,7 +44,13 @@ def test_every_lesson_has_a_solution_a_learner_version_and_tests():
     for lesson in LESSONS:
         assert (notebooks.SOLUTIONS / f"{lesson}.ipynb").exists(), lesson
         assert (notebooks.EXERCISES / f"{lesson}.ipynb").exists(), lesson
-        assert (notebooks.HERE / "tests" / f"test_{lesson}.py").exists(), lesson
+        # its checks: declared (course/checks, course/spec.py) or still pytest tests (course/tests)
+        assert ((notebooks.HERE / "checks" / f"{lesson}.py").exists()
+                or (notebooks.HERE / "tests" / f"test_{lesson}.py").exists()), lesson
+    for exercise in EXERCISES:
+        declared = spec.declared(exercise.name, exercise.lesson)
+        pytest_file = notebooks.HERE / "tests" / f"test_{exercise.lesson}.py"
+        assert declared or pytest_file.exists(), f"{exercise.name} has no checks"
     assert len(EXERCISES) >= 12
 
 

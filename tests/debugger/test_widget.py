@@ -204,7 +204,7 @@ def test_code_links_come_from_an_attached_debugger_only():
         y = me.reduce_sum(x * x)  # marker: code link
     dbg.backprop(y, [x])
     ops = [n for n in dbg.trace.to_dict()["nodes"] if n["kind"] == "op"]
-    assert {n["code"]["text"] for n in ops} == {"y = me.reduce_sum(x * x)  # marker: code link"}
+    assert {n["code"]["text"] for n in ops} == {"y = me.reduce_sum(x * x)"}     # comments are dropped
     assert all(n["code"]["file"].endswith("test_widget.py") for n in ops)
     multiply = next(n for n in ops if n["op"] == "multiply")
     assert multiply["vjp"]["text"].startswith('_multiply = Op("multiply"')

@@ -1,0 +1,41 @@
+"""Every check declared in course/checks (visible) and course/hidden (hidden, when present) is proved
+both ways: the solution notebook earns every point, the learner version (stubs) earns none and is
+told it is "not done". The probes run from their source text, as the grader sends them."""
+import numpy as np
+import pytest
+
+from course import judge, notebooks, probe, spec
+from course.catalog import EXERCISES
+
+DECLARED = [(e, c) for e in EXERCISES for c in spec.checks_of(e.name, e.lesson, hidden=True)]
+
+
+def _score(check, lesson, ns, seed):
+    cases = check.cases(np.random.default_rng(seed))
+    run = spec.compile_probe(check.probe_source())
+    return judge.score(check, cases, [probe.reply(run, ns, case) for case in cases])
+
+
+@pytest.mark.parametrize("exercise, check", DECLARED, ids=[c.id for _, c in DECLARED])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_solution_earns_every_point(exercise, check, seed):
+    scored = _score(check, exercise.lesson, notebooks.solution_namespace(exercise.lesson), seed)
+    failed = [(r.case, r.message) for r in scored.cases if r.outcome != "passed"]
+    assert failed == []
+    assert scored.earned == check.points
+
+
+@pytest.mark.parametrize("exercise, check", DECLARED, ids=[c.id for _, c in DECLARED])
+def test_the_learner_version_is_not_done(exercise, check):
+    scored = _score(check, exercise.lesson, notebooks.learner_namespace(exercise.lesson), 0)
+    assert {r.outcome for r in scored.cases} == {"not done"}
+    assert scored.earned == 0
+
+
+def test_checks_are_declared_for_known_exercises_only():
+    names = {e.name for e in EXERCISES}
+    for path in [*spec.VISIBLE.glob("*.py"), *spec.HIDDEN.glob("*.py")]:
+        module = spec._module(path, path.parent == spec.HIDDEN)
+        for value in vars(module).values():
+            if isinstance(value, spec.Check):
+                assert value.exercise in names, f"{path.name}: {value.id} names no exercise of course/catalog.py"
