@@ -1,26 +1,27 @@
-"""Running a GPU lesson's checks under numba's CUDA simulator, in a Python of their own.
+"""Running a GPU lesson's probes under numba's CUDA simulator, in a Python of their own.
 
 The simulator is switched on by ``NUMBA_ENABLE_CUDASIM=1``, which numba reads once, when it is
-first imported. A lesson notebook sets it in its first cell, so ``check()`` runs in a process that
-has it. A plain pytest run (``pytest -m gpu_saxpy course/``, ``make test``) has usually imported
-numba without it by the time these tests come, so ``course/tests/conftest.py`` runs the tests of a
-file marked ``cuda_simulator`` here instead: one fresh Python with the variable set runs every check
-of the lesson against its solution notebook, and each test reports its own outcome from there.
+first imported. A lesson notebook sets it in its first cell, so ``check()`` and the grader (in the
+sandbox, in the learner's kernel) run the lesson's probes in a process that has it. A lesson says it
+needs the simulator with ``CUDA_SIMULATOR = True`` in its ``course/checks`` file. Only the tests that
+prove its checks against the solution and learner notebooks (course/tests/test_declared_checks.py)
+run outside a notebook, in a pytest process that has usually imported numba without the simulator:
+``declared_replies`` runs the probes there in a fresh Python with the variable set and hands back
+their plain replies; the judges need no simulator and run in the caller's process.
 
-``python -m course.simulator LESSON OUT.json`` is that fresh Python's entry point.
+``python -m course.simulator LESSON VERSION SEED OUT.json`` is that fresh Python's entry point.
 """
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 
 ENV = "NUMBA_ENABLE_CUDASIM"
 TIMEOUT = 300   # seconds for a whole lesson's checks: the simulator is slow, but the shapes are tiny
 
-_outcomes = {}   # lesson -> {test name: (outcome, message)}, so each lesson runs once per process
+_replies = {}   # (lesson, version, seed) -> the replies, so each runs once per process
 
 
 def simulator_on():
@@ -29,38 +30,46 @@ def simulator_on():
     return bool(config.ENABLE_CUDASIM)
 
 
-def outcomes(lesson):
-    """{test name: (outcome, message)} of every check of ``lesson``, run under the simulator in a subprocess.
+def needs_simulator(lesson):
+    """True when ``lesson``'s declared checks launch CUDA kernels (``CUDA_SIMULATOR = True`` in its checks file)."""
+    from . import spec
+    module = spec.visible_module(lesson)
+    return bool(getattr(module, "CUDA_SIMULATOR", False))
 
-    Raises RuntimeError with the subprocess's own error output when it could not run the checks.
-    """
-    if lesson not in _outcomes:
+
+def declared_replies(lesson, version, seed):
+    """{check id: [reply per case]}: every declared check (visible and hidden) of ``lesson`` probed on its
+    ``version`` notebook ("solution" or "learner") with cases drawn from ``seed``, under the simulator in a
+    fresh Python. The cases are the ones ``check.cases(np.random.default_rng(seed))`` draws here."""
+    key = (lesson, version, seed)
+    if key not in _replies:
         with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "outcomes.json"
-            done = subprocess.run([sys.executable, "-m", "course.simulator", lesson, str(out)],
-                                  env=dict(os.environ, **{ENV: "1"}), capture_output=True, text=True,
+            out = Path(tmp) / "replies.json"
+            done = subprocess.run([sys.executable, "-m", "course.simulator", lesson, version, str(seed),
+                                   str(out)], env=dict(os.environ, **{ENV: "1"}), capture_output=True, text=True,
                                   timeout=TIMEOUT)
             if done.returncode != 0 or not out.exists():
-                raise RuntimeError(f"the checks of {lesson} could not run under the CUDA simulator "
+                raise RuntimeError(f"the probes of {lesson} could not run under the CUDA simulator "
                                    f"(exit code {done.returncode}):\n{(done.stderr or done.stdout)[-3000:]}")
-            cases = json.loads(out.read_text())
-        _outcomes[lesson] = {case["test"]: (case["outcome"], case["message"]) for case in cases}
-    return _outcomes[lesson]
+            _replies[key] = json.loads(out.read_text())
+    return _replies[key]
 
 
-def _main(lesson, out_path):
-    from . import checker, notebooks
+def _main(lesson, version, seed, out_path):
+    import numpy as np
+
+    from . import notebooks, probe, spec
     from .catalog import exercises_of
     if not simulator_on():
         sys.exit(f"{ENV}=1 must be set before Python starts (numba reads it when first imported).")
-    namespace = notebooks.solution_namespace(lesson)
-    cases = []
+    namespace = (notebooks.solution_namespace if version == "solution" else notebooks.learner_namespace)(lesson)
+    replies = {}
     for exercise in exercises_of(lesson):
-        result = checker.run_checks(exercise.name, namespace)
-        if result.problem:
-            sys.exit(f"{exercise.name}: {result.problem}")
-        cases += [asdict(case) for case in result.cases]
-    Path(out_path).write_text(json.dumps(cases))
+        for declared in spec.checks_of(exercise.name, lesson, hidden=True):
+            run = spec.compile_probe(declared.probe_source())
+            replies[declared.id] = [probe.reply(run, namespace, case)
+                                    for case in declared.cases(np.random.default_rng(int(seed)))]
+    Path(out_path).write_text(json.dumps(replies))
 
 
 if __name__ == "__main__":
