@@ -16,17 +16,17 @@ DECLARED = [pytest.param(e, c, id=c.id, marks=[pytest.mark.slow] if simulator.ne
 # Notebooks register kernels in one process-wide table, and two lessons may name the same op (04's and
 # 10's my_softsign): each namespace is probed with the kernels its own notebook left registered, as
 # in the notebook's own kernel, whatever notebook this process ran after it.
-_kernels_after = {}
+_own_kernels = {}
 
 
 def _namespace(kind, lesson):
     key = (kind, lesson)
-    if key not in _kernels_after:
+    if key not in _own_kernels:
+        before = dict(registry._KERNELS)
         ns = getattr(notebooks, f"{kind}_namespace")(lesson)
-        _kernels_after[key] = dict(registry._KERNELS)
+        _own_kernels[key] = {k: v for k, v in registry._KERNELS.items() if before.get(k) is not v}
         return ns
-    registry._KERNELS.clear()
-    registry._KERNELS.update(_kernels_after[key])
+    registry._KERNELS.update(_own_kernels[key])   # only the kernels this notebook registered itself
     return getattr(notebooks, f"{kind}_namespace")(lesson)
 
 
