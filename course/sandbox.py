@@ -59,6 +59,18 @@ def _is_root():
     return os.geteuid() == 0
 
 
+def _bind_links(args, made):
+    """In a checkout, the widget's static files are links to the repository's widgets/ folder (one copy
+    of the front-end): bind each link's target where the link points inside the sandbox, so the tape
+    debugger's cells find their JavaScript there too."""
+    static = package_dirs()["minieager"] / "widgets" / "static"
+    for link in sorted(static.glob("*")) if static.is_dir() else ():
+        if link.is_symlink() and link.resolve().is_file():
+            inside = os.path.normpath(f"{PACKAGE_MOUNT}/minieager/widgets/static/{os.readlink(link)}")
+            _bind_parents(args, inside, made)
+            args += ["--ro-bind", str(link.resolve()), inside]
+
+
 def _bind_parents(args, path, made):
     """--dir for each parent of ``path`` (0755, so the unprivileged user can walk through it)."""
     parents = []
@@ -138,6 +150,7 @@ def command(inner, in_dir, out_dir, slot=None, limits=Limits(), mask_tests=True,
             for masked in MASKED:
                 if (source / masked).is_dir() and (masked != "tests" or mask_tests):
                     args += ["--tmpfs", f"{target}/{masked}", "--remount-ro", f"{target}/{masked}"]
+    _bind_links(args, made)
     _bind_parents(args, IN + "/x", made)
     args += ["--ro-bind", str(in_dir), IN, "--bind", str(out_dir), OUT]
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/tmp/home", "LANG": "C.UTF-8",
