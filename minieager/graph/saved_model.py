@@ -32,7 +32,7 @@ import numpy as np
 from .. import nest
 from ..autodiff.variable import Variable
 from ..engine import dtypes
-from ..engine.abstract import AbstractArray
+from ..engine.abstract import AbstractArray, compatible
 from ..engine.op import EffectOp, Op
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor
@@ -549,7 +549,8 @@ def _results(attrs, name):
 
 
 class RestoredFunction:
-    """A loaded function: its saved traces; a call runs the one whose inputs' shapes and dtypes match."""
+    """A loaded function: its saved traces; a call runs the first whose inputs fit the arguments' shapes
+    (a saved `None` dimension fits any size) and dtypes."""
 
     def __init__(self, name, concrete_functions):
         self.name, self.concrete_functions = name, concrete_functions
@@ -564,7 +565,7 @@ class RestoredFunction:
         for concrete in self.concrete_functions:
             inputs = concrete.inputs
             if len(inputs) == len(tensors) and all(
-                    n.shape == tuple(t.shape) and (n.dtype is t.dtype or not isinstance(a, Tensor))
+                    compatible(n.shape, tuple(t.shape)) and (n.dtype is t.dtype or not isinstance(a, Tensor))
                     for n, t, a in zip(inputs, tensors, nest.flatten(list(args)))):
                 return concrete(*tensors)
         raise InvalidArgumentError(

@@ -516,3 +516,18 @@ def test_a_loop_target_is_not_handed_on_by_a_later_if():
     assert y.numpy() == y1.numpy() == pytest.approx(np.cos(1.0), rel=1e-6)
     y, y1 = f(me.constant(1.0), 2)
     assert y.numpy() == pytest.approx(-np.cos(1.0), rel=1e-6) and y1.numpy() == pytest.approx(2 * np.sin(1.0), rel=1e-6)
+
+
+def test_a_for_over_a_tensor_of_unknown_length_traces_once():
+    """`for x in xs` with xs of shape (None,) (an input_signature): the loop's length is read when the
+    graph runs, so one trace serves every length, as in TF."""
+    @me.function(input_signature=[me.TensorSpec([None], me.float32)])
+    def total(xs):
+        s = me.constant(0.0)
+        for x in xs:
+            s += x * x
+        return s
+    assert total(me.constant([1.0, 2.0])).numpy() == 5.0
+    assert total(me.constant([1.0, 2.0, 3.0])).numpy() == 14.0
+    assert total(me.zeros([0])).numpy() == 0.0
+    assert len(total.get_concrete_function().inputs) == 1 and "float32[?]" in str(total.get_concrete_function().graph)

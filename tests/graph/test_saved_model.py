@@ -199,3 +199,30 @@ def test_a_function_alone_can_be_saved(tmp_path):
     loaded = me.saved_model.load(str(tmp_path / "double"))
     assert loaded(me.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
     assert loaded.signatures == {} and loaded.variables == []
+
+
+class Affine(me.Module):
+    """A me.Module whose call takes any batch: the signature's first dimension is None."""
+
+    def __init__(self):
+        super().__init__(name="affine")
+        self.w = me.Variable([[1.0], [2.0]], name="w")
+        self.b = me.Variable([0.5], name="b")
+
+    @me.function(input_signature=[me.TensorSpec([None, 2], me.float32)])
+    def __call__(self, x):
+        return me.matmul(x, self.w) + self.b
+
+
+def test_a_module_saved_with_an_unknown_batch_runs_any_batch_in_a_fresh_process(tmp_path):
+    """As TF's SavedModel: a signature with None traces one graph, and the loaded function takes every
+    batch size that fits it (here 1 and 3), with the module's variables restored."""
+    path = str(tmp_path / "affine")
+    me.saved_model.save(Affine(), path)
+    script = (f"import minieager as me\nm = me.saved_model.load({path!r})\n"
+              "print(m(me.constant([[1.0, 1.0]])).numpy().tolist())\n"
+              "print(m(me.constant([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])).numpy().tolist())\n"
+              "print(sorted(v.name for v in m.trainable_variables))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ENV, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["[[3.5]]", "[[1.5], [2.5], [6.5]]", "['b:0', 'w:0']"]

@@ -20,6 +20,7 @@ from ...engine.tensor import Tensor
 from ...ops.creation import convert_to_tensor
 from ...ops.elementwise import greater, less, logical_and, logical_not, logical_or
 from ...ops.indexing import gather
+from ...ops.shape import shape as shape_of
 from ..control_flow import cond, while_loop
 from ..symbolic import SymbolicTensor
 
@@ -275,6 +276,8 @@ def _tensor_for(iterable, body, values, extra_test):
             raise TypeError(f"{_where(body)}: cannot iterate over a scalar tensor (shape ()); iterate "
                             f"me.range(n) or a tensor with a first dimension.")
         n = iterable.shape[0]
+        if n is None:                     # an unknown batch: its size is known when the graph runs
+            n = shape_of(iterable)[0]
 
         def test(i, *values):
             return less(i, n)
