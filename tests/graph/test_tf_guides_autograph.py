@@ -2,11 +2,10 @@
 site/en/guide) that use AutoGraph, run with only ``import tensorflow as tf`` changed to minieager.
 Each test is one cell (paraphrased only where noted), with what TF prints for it asserted.
 
-Cells not here: function [70] (tf.TensorArray, which minieager does not have), [83]/[122] (tf.Module:
-me.Module comes with the keras-module work) and [85] (tf.init_scope); intro_to_graphs [55] is a
-Python `range` loop that AutoGraph leaves alone (it needs tf.dtypes). The guides have no SavedModel cell.
+Cells not here: function [70] (a me.TensorArray carried by a graph loop: minieager's TensorArray is
+eager and Python-unrolled only); intro_to_graphs [55] is a Python `range` loop that AutoGraph leaves
+alone (it needs tf.dtypes). The guides have no SavedModel cell.
 """
-import numpy as np
 import pytest
 
 import minieager as tf
@@ -139,3 +138,61 @@ def test_function_cells_99_and_101_recursion(capsys):
 
     assert recursive_fn(5).numpy() == 1  # Warning - multiple tracings
     assert capsys.readouterr().out == "tracing\n" * 5
+
+
+def test_function_cells_83_and_85_python_side_effects_and_init_scope(capsys):
+    class Model(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:
+                # A python side-effect
+                self.counter += 1
+                self.v.assign_add(1)
+
+            return self.v
+
+    m = Model()
+    for n in range(3):
+        print(m().numpy())  # prints 1, 2, 3
+
+    class Model(tf.Module):   # noqa: F811 (cell 85 redefines it, as the guide does)
+        def __init__(self):
+            self.v = tf.Variable(0)
+            self.counter = 0
+
+        @tf.function
+        def __call__(self):
+            if self.counter == 0:
+                # Lifts ops out of function-building graphs
+                with tf.init_scope():
+                    self.counter += 1
+                    self.v.assign_add(1)
+
+            return self.v
+
+    m = Model()
+    for n in range(3):
+        print(m().numpy())  # prints 1, 1, 1
+    assert capsys.readouterr().out == "1\n2\n3\n1\n1\n1\n"
+
+
+def test_function_cell_122_a_variable_created_on_the_first_trace_only(capsys):
+    class Count(tf.Module):
+        def __init__(self):
+            self.count = None
+
+        @tf.function
+        def __call__(self):
+            if self.count is None:
+                self.count = tf.Variable(0)
+            return self.count.assign_add(1)
+
+    c = Count()
+    print(c())
+    print(c())
+    assert capsys.readouterr().out == ("me.Tensor(1, shape=(), dtype=int32)\n"
+                                       "me.Tensor(2, shape=(), dtype=int32)\n")
