@@ -1,20 +1,16 @@
-"""``check("sigmoid_vjp")``: run one exercise's tests against the learner's own definitions.
+"""``check("sigmoid_vjp")``: run one exercise's visible checks against the learner's own definitions.
 
-The tests are plain pytest functions (``course/tests/test_<lesson>.py``, one marker per
-exercise). ``check`` runs pytest in this process with ``-m <exercise>``, hands the tests the
-calling notebook's namespace through the ``ns`` fixture (``course/tests/conftest.py``), collects
-what each test raised, and prints one friendly summary: passed, not done yet, or the failing case
-with its hint. Nothing the checker does itself ever shows a traceback.
+The checks are declared per lesson in ``course/checks/<lesson>.py`` (``course/spec.py``): ``check``
+draws their cases from a fixed seed, runs each probe on the calling notebook's namespace, judges
+the replies as the grader does, and prints one friendly summary: passed, not done yet, or the
+failing case with its hint. Nothing the checker does itself ever shows a traceback.
 """
 import contextlib
 import inspect
-import io
 import linecache
 import re
 import os
 import sys
-import tempfile
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,16 +18,12 @@ import minieager
 
 from . import spec
 from .catalog import BY_NAME
-from .expect import CheckFailure, LearnerError, NotDone
 
-TESTS = Path(__file__).resolve().parent / "tests"
 _PACKAGE = str(Path(__file__).resolve().parent)
 _MINIEAGER = str(Path(minieager.__file__).resolve().parent)
 
-# The namespace the running check hands to the tests (None: tests use the solution notebook).
-active_namespace = None
 GRADING = "COURSE_GRADING"   # set in the environment of a kernel the grader runs: check() then only says so
-_disabled = False   # True while a solution notebook is exec'd for plain pytest: check() is then a no-op
+_disabled = False   # True while a solution notebook is exec'd for the tests: check() is then a no-op
 failed_tries = {}   # exercise -> how many times check() found it failing in this kernel (picks the hint)
 
 
@@ -114,60 +106,12 @@ def _describe_frame(f):
     return f" (in `{f.name}`, line {f.lineno}: `{line}`)" if line else f" (in `{f.name}`, line {f.lineno})"
 
 
-def _where_in_learner_code(tb):
-    """'line N: source' of the deepest traceback frame outside this package, minieager and libraries."""
-    frames = [f for f in traceback.extract_tb(tb) if _frame_is_learners(f)]
-    return _describe_frame(frames[-1]) if frames else ""
-
-
-def _classify(excinfo):
-    """(outcome, message) for what a test raised."""
-    err = excinfo.value
-    if isinstance(err, LearnerError):     # the learner's code raised when a test called it
-        cause = err.__cause__
-        where = _where_in_learner_code(cause.__traceback__)
-        return "error", f"{err.call} raised {type(cause).__name__}: {cause}{where}"
-    if isinstance(err, NotDone):
-        return "not done", str(err)
-    if isinstance(err, NotImplementedError):
-        where = _where_in_learner_code(excinfo.tb)
-        return "not done", f"Replace the `raise NotImplementedError`{where} with your code."
-    if isinstance(err, CheckFailure):
-        return "failed", str(err)
-    if isinstance(err, AssertionError):   # a plain assert in a test: pytest wrote its message
-        return "failed", str(err).split("\nassert ")[0] or "an assertion failed"
-    where = _where_in_learner_code(excinfo.tb)
-    return "error", f"your code raised {type(err).__name__}: {err}{where}"
-
-
-class _Collector:
-    """A pytest plugin that keeps each test's outcome and, on failure, what it raised."""
-
-    def __init__(self):
-        self.cases = []
-        self.collect_errors = []
-
-    def pytest_runtest_makereport(self, item, call):
-        if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
-            if call.excinfo is None:
-                self.cases.append(Case(item.name, "passed"))
-            elif call.excinfo.errisinstance(Exception):
-                self.cases.append(Case(item.name, *_classify(call.excinfo)))
-            # KeyboardInterrupt and the like are not caught: they stop the check as they should
-
-    def pytest_collectreport(self, report):
-        if report.failed:
-            self.collect_errors.append(str(report.longrepr).strip().splitlines()[-1])
-
-
 def run_checks(exercise, namespace):
     """Run ``exercise``'s visible checks against ``namespace``; returns a Result (never raises for failures)."""
     if exercise not in BY_NAME:
         known = ", ".join(sorted(BY_NAME))
         raise ValueError(f"check: there is no exercise named {exercise!r}. The exercises are: {known}.")
-    if spec.declared(exercise, BY_NAME[exercise].lesson):
-        return run_declared(exercise, namespace)
-    return _run_pytest(exercise, namespace)
+    return run_declared(exercise, namespace)
 
 
 def run_declared(exercise, namespace, seed=0):
@@ -190,33 +134,6 @@ def run_declared(exercise, namespace, seed=0):
         result.cases += [Case(f"{declared_check.name}[{r.index}]", r.outcome,
                               f"with {judge.describe_case(r.case)}: {r.message}" if r.outcome == "error" and r.case
                               else r.message) for r in scored.cases]
-    return result
-
-
-def _run_pytest(exercise, namespace):
-    """An exercise whose checks are still pytest tests (course/tests/test_<lesson>.py)."""
-    import pytest
-
-    global active_namespace
-    try:
-        os.getcwd()
-    except FileNotFoundError:       # the notebook deleted its own folder: pytest needs a working directory
-        os.chdir(tempfile.gettempdir())
-    test_file = TESTS / f"test_{BY_NAME[exercise].lesson}.py"
-    collector = _Collector()
-    args = [str(test_file), "-m", exercise, "-p", "no:cacheprovider", "-p", "no:terminal",
-            "--capture=sys", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    previous, active_namespace = active_namespace, namespace
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            code = pytest.main(args, plugins=[collector])
-    finally:
-        active_namespace = previous
-    result = Result(exercise, collector.cases)
-    if collector.collect_errors:
-        result.problem = "the tests failed to load: " + "; ".join(collector.collect_errors)
-    elif not collector.cases:
-        result.problem = f"no test marked {exercise!r} ran in {test_file.name} (pytest's exit code: {code})"
     return result
 
 

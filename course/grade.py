@@ -36,7 +36,6 @@ import numpy as np
 from . import exports, judge, sandbox, spec
 from .catalog import LESSONS, exercises_of
 
-LEGACY_POINTS = 1.0          # an exercise still checked by pytest tests: all or nothing, judged in the sandbox
 MAX_RESULT_BYTES = 32 << 20  # the largest result file read back from a sandbox
 DEFAULT_ID_PATTERN = r"(?P<id>.+)"
 
@@ -101,14 +100,14 @@ def build_request(lesson, rng, notebook, workdir, cell_timeout, exercise_timeout
     for ex in exercises_of(lesson):
         checks = spec.checks_of(ex.name, lesson, hidden=True)
         if not checks:
-            exercises.append({"name": ex.name, "mode": "pytest"})
-            continue
+            raise ValueError(f"{ex.name}: no checks declared in course/checks/{lesson}.py, and the grader judges "
+                             f"only declared checks (course/README.md, 'How checks are declared').")
         items = []
         for c in checks:
             cases = c.cases(rng)
             drawn[c.id] = (c, cases)
             items.append({"check": c.id, "source": c.probe_source(), "cases": [exports.plain(x) for x in cases]})
-        exercises.append({"name": ex.name, "mode": "declared", "checks": items})
+        exercises.append({"name": ex.name, "checks": items})
     request = {"notebook": str(notebook), "workdir": str(workdir), "lesson": lesson, "exercises": exercises,
                "cell_timeout": cell_timeout, "exercise_timeout": exercise_timeout}
     return request, drawn
@@ -152,8 +151,7 @@ def run_notebook(path, lesson, rng, slot=None, unsafe_local=False, cell_timeout=
             request_path, result_path = in_dir / "request.json", out_dir / "result.json"
             inner = [sys.executable, "-m", "course.run_submission", f"{sandbox.IN}/request.json",
                      f"{sandbox.OUT}/result.json"]
-            argv = sandbox.command(inner, in_dir, out_dir, slot=slot, limits=limits,
-                                   mask_tests=all(e["mode"] == "declared" for e in request["exercises"]))
+            argv = sandbox.command(inner, in_dir, out_dir, slot=slot, limits=limits)
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         request_path.write_text(json.dumps(request))
         stopped = _run(argv, tmp, env, notebook_timeout, tmp / "log.txt")
@@ -191,14 +189,6 @@ def judge_notebook(lesson, result, drawn):
         replies = (result.get("replies") or {}).get(ex.name)
         where = result["probed_at"].get(ex.name, "")
         checks = [(c, cases) for c, cases in drawn.values() if c.exercise == ex.name]
-        if not checks:          # pytest-checked: the sandbox says the status; all or nothing
-            status = replies.get("pytest", {}) if isinstance(replies, dict) else {}
-            passed = isinstance(status, dict) and status.get("status") == "passed"
-            message = str(status.get("message", "") if isinstance(status, dict) else "")[:2000]
-            records[ex.name] = {"mode": "pytest", "points": LEGACY_POINTS, "earned": LEGACY_POINTS if passed else 0.0,
-                                "probed_at": where, "checks": [],
-                                "message": message or _not_checked(ex.name, result)}
-            continue
         scores = []
         problem = replies.get("problem") if isinstance(replies, dict) else None
         for c, cases in checks:
@@ -207,7 +197,7 @@ def judge_notebook(lesson, result, drawn):
                 why = str(problem or _not_checked(ex.name, result))[:600]
                 got = [{"outcome": "error", "message": why}] * len(cases)
             scores.append(judge.score(c, cases, got))
-        record = {"mode": "declared", "points": sum(s.points for s in scores),
+        record = {"points": sum(s.points for s in scores),
                   "earned": round(sum(s.earned for s in scores), 4), "probed_at": where,
                   "checks": [exports.check_record(s) for s in scores], "message": ""}
         if replies is None or (isinstance(replies, dict) and "problem" in replies):

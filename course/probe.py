@@ -93,44 +93,14 @@ def run_exercise(request, ns, time_limit=None):
 def probe_cell(request_path, name, out_path, time_limit, ns):
     """What the runner's probe cell calls in the learner's kernel: probe one exercise, write the replies.
 
-    A declared exercise replies per case; one still checked by pytest tests (no course/checks file)
-    replies with the status its tests gave here, inside the sandbox ({"pytest": {...}}).
+    The replies are per check and case: plain data the grader judges outside the sandbox.
     """
     import json
     exercise = next(e for e in json.load(open(request_path))["exercises"] if e["name"] == name)
-    if exercise["mode"] == "declared":
-        replies = run_exercise(exercise["checks"], ns, time_limit)
-    else:
-        replies = {"pytest": _pytest_status(name, ns, time_limit)}
+    replies = run_exercise(exercise["checks"], ns, time_limit)
     os.makedirs(os.path.dirname(out_path), exist_ok=True)    # the notebook may have deleted its folder
     with open(out_path, "w") as f:
         json.dump(replies, f)
-
-
-def _pytest_status(name, ns, time_limit):
-    """{"status", "message"} of an exercise whose checks are pytest tests, run in this kernel."""
-    from .checker import _run_pytest
-    stopped = []
-
-    def stop(signum, frame):
-        stopped.append(True)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, time_limit, 1.0)
-    try:
-        result = _run_pytest(name, ns)
-        return {"status": result.status, "message": result.summary()}
-    except KeyboardInterrupt:
-        if not stopped:
-            raise
-        return {"status": "error", "message": f"{name}: the checks ran longer than {time_limit:g} s and were "
-                                              f"stopped (an endless loop in your code?)"}
-    except Exception as err:
-        return {"status": "error", "message": f"{name}: the check failed: {type(err).__name__}: {err}"}
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def modules_used(fn, depth=3, seen=None):

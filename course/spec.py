@@ -33,7 +33,7 @@ A check is a class decorated with ``@check(EXERCISE, points=P)`` holding three f
 Where a check lives decides who sees it: ``course/checks/<lesson>.py`` holds the **visible** checks
 (the learner's ``check()`` runs them; they ship with the package), ``course/hidden/<lesson>.py`` the
 **hidden** ones (only the grader runs them; the folder is left out of the wheel and out of the
-sandbox). A lesson without a ``course/checks`` file keeps its pytest tests (``course/tests``).
+sandbox). Every exercise has visible checks; the grader refuses one without.
 """
 import importlib.util
 import inspect
@@ -130,11 +130,6 @@ def checks_of(exercise, lesson, hidden=False):
     if hidden:
         found += [c for c in _load(HIDDEN / f"{lesson}.py", True) if c.exercise == exercise]
     return found
-
-
-def declared(exercise, lesson):
-    """True when the exercise uses this format (it has visible checks), False for pytest-only ones."""
-    return bool(checks_of(exercise, lesson))
 
 
 # What a probe may use when it runs in the sandbox (and, for the same behaviour, under check()).

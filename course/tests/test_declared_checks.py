@@ -64,3 +64,13 @@ def test_checks_are_declared_for_known_exercises_only():
         for value in vars(module).values():
             if isinstance(value, spec.Check):
                 assert value.exercise in names, f"{path.name}: {value.id} names no exercise of course/catalog.py"
+
+
+def test_every_exercise_has_visible_and_hidden_checks():
+    """The grader judges declared checks only (it refuses an exercise without them): every exercise of
+    the catalog declares visible checks (course/checks) and hidden ones (course/hidden)."""
+    assert [e.name for e in EXERCISES if not spec.checks_of(e.name, e.lesson)] == []
+    # Prediction exercises ask fixed questions the learner sees: there is nothing hidden to ask.
+    predictions = {"dtype_predictions", "tracing_counts"}
+    assert [e.name for e in EXERCISES if e.name not in predictions
+            and not [c for c in spec.checks_of(e.name, e.lesson, hidden=True) if c.hidden]] == []

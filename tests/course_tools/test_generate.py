@@ -44,13 +44,9 @@ def test_every_lesson_has_a_solution_a_learner_version_and_tests():
     for lesson in LESSONS:
         assert (notebooks.SOLUTIONS / f"{lesson}.ipynb").exists(), lesson
         assert (notebooks.EXERCISES / f"{lesson}.ipynb").exists(), lesson
-        # its checks: declared (course/checks, course/spec.py) or still pytest tests (course/tests)
-        assert ((notebooks.HERE / "checks" / f"{lesson}.py").exists()
-                or (notebooks.HERE / "tests" / f"test_{lesson}.py").exists()), lesson
+        assert (notebooks.HERE / "checks" / f"{lesson}.py").exists(), lesson    # its declared checks
     for exercise in EXERCISES:
-        declared = spec.declared(exercise.name, exercise.lesson)
-        pytest_file = notebooks.HERE / "tests" / f"test_{exercise.lesson}.py"
-        assert declared or pytest_file.exists(), f"{exercise.name} has no checks"
+        assert spec.checks_of(exercise.name, exercise.lesson), f"{exercise.name} has no checks"
     assert len(EXERCISES) >= 12
 
 
