@@ -21,6 +21,16 @@ from .tensor import wrap
 NO_ATTRS = MappingProxyType({})   # the attrs of every attribute-less call: one shared, read-only mapping
 
 
+# Every op name -> the first Op defined under it (the op modules define theirs when imported): how a
+# saved graph (graph/saved_model.py), which stores op names, finds the ops again.
+_BY_NAME = {}
+
+
+def op_named(name):
+    """The Op defined under ``name`` (the first, where several share it), or None."""
+    return _BY_NAME.get(name)
+
+
 class Op:
     """A primitive op.
 
@@ -65,6 +75,7 @@ class Op:
         self.shape_rule = shape_rule
         self.check = check
         self._kernels = {}   # device name -> kernel (with the value check before it), one dict lookup
+        _BY_NAME.setdefault(name, self)
 
     @property
     def differentiable(self):

@@ -17,7 +17,6 @@ A graph node names its Op (``"op": "matmul"``); loading finds the Op object of t
 minieager's ops, so a saved graph can use only minieager's own ops (no me.py_function, whose Python
 function cannot be saved). ``python -m minieager.saved_model show PATH`` prints a saved folder.
 """
-import gc
 import hashlib
 import io
 import json
@@ -33,7 +32,7 @@ from .. import nest
 from ..autodiff.variable import Variable
 from ..engine import dtypes
 from ..engine.abstract import AbstractArray, compatible
-from ..engine.op import EffectOp, Op
+from ..engine.op import EffectOp, Op, op_named
 from ..engine.spec import TensorSpec
 from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
@@ -457,7 +456,6 @@ class _Reader:
 
     def __init__(self, variables, arrays):
         self.variables, self.arrays = variables, arrays
-        self.ops = _ops_by_name()
 
     def concrete(self, entry):
         graph = self.graph(entry["graph"])
@@ -510,21 +508,11 @@ class _Reader:
         name = e["op"]
         if name in ("cond", "while"):       # made per call by me.cond / me.while_loop: made again here
             return _control_flow_op(name, e)
-        op = self.ops.get(name)
+        op = op_named(name)
         if op is None:
             raise SavedModelError(f"saved_model.load: the saved graph calls op '{name}', which this minieager does "
                                   f"not have (saved by another version?).")
         return op
-
-
-def _ops_by_name():
-    """Every Op object that exists, by name (many live inside the op modules' closures, e.g. the
-    comparisons, so the garbage collector's list of objects is where they are all found)."""
-    found = {}
-    for obj in gc.get_objects():
-        if isinstance(obj, Op) and obj.name not in ("cond", "while"):
-            found.setdefault(obj.name, obj)
-    return found
 
 
 def _control_flow_op(name, e):
