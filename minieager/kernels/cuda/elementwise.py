@@ -232,6 +232,7 @@ for _name in BINARY:
 # ----------------------------------------------------------------------------- layout ops that are maps
 @register_kernel("identity", "gpu")
 @register_kernel("stop_gradient", "gpu")
+@register_kernel("custom_gradient_output", "gpu")   # autodiff/custom_gradient.py: the value unchanged
 def identity(x):
     return x   # a tensor's array is never written to, so the output may share it
 
