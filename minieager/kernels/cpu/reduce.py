@@ -165,10 +165,11 @@ def cumsum(x, axis, exclusive=False, reverse=False):
 @register_kernel("linear_recurrence", "cpu")
 def linear_recurrence(a, b, axis, transpose=False):
     """h = b + a * (h shifted by one) along ``axis``: the loop cumprod and its gradient run (see loops/reduce.py).
-    In the input dtype, as np.cumprod: an integer product wraps like TF's."""
-    a3, _ = _as_3d(a, (axis,))
-    b3, _ = _as_3d(b, (axis,))
+    In the input dtype, as np.cumprod: an integer product wraps like TF's (float16 runs in float32,
+    which numba computes in, and rounds back)."""
+    a3, _ = _as_3d(upcast(a), (axis,))
+    b3, _ = _as_3d(upcast(b), (axis,))
     out = np.empty_like(b3)
     use_threads_for(b3.size, splits=b3.shape[0])
     loops.reduce.linear_recurrence(a3, b3, transpose, out)
-    return out.reshape(b.shape)
+    return downcast(out.reshape(b.shape), b.dtype)
