@@ -75,7 +75,7 @@ def _reductions(dtype):
         for axis in (None, 0, 1):
             fn(x, axis=axis)
     for axis in (0, 1):
-        me.argmax(x, axis=axis), me.argmin(x, axis=axis), me.cumsum(x, axis=axis)
+        me.argmax(x, axis=axis), me.argmin(x, axis=axis), me.cumsum(x, axis=axis), me.math.cumprod(x, axis=axis)
     me.reduce_any(x > 0.0), me.reduce_all(x > 0.0)
 
 
