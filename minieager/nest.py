@@ -2,19 +2,31 @@
 
 ``tape.gradient(loss, {"w": w, "b": [b1, b2]})`` returns gradients in the same structure
 as its sources; these two helpers do the bookkeeping. Dicts are walked in sorted key order.
+
+A *composite* is an object made of tensors that graph control flow carries as those tensors
+(``me.TensorArray``: its buffer). It has ``_components()`` (its tensors, a list), their number
+``_component_count()``, and ``_from_components(tensors)`` (a like object around other tensors). With
+``expand_composites=True`` (what me.while_loop and me.cond use) a composite is flattened to its
+components; otherwise it is a leaf.
 """
 
 
-def flatten(structure):
+def is_composite(x):
+    return hasattr(type(x), "_from_components")
+
+
+def flatten(structure, expand_composites=False):
     """All the leaves of ``structure``, depth first: ``[a, (b, {"k": c})]`` -> ``[a, b, c]``."""
     if isinstance(structure, dict):
-        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key], expand_composites)]
     if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
+        return [leaf for item in structure for leaf in flatten(item, expand_composites)]
+    if expand_composites and is_composite(structure):
+        return list(structure._components())
     return [structure]
 
 
-def pack_sequence_as(structure, flat):
+def pack_sequence_as(structure, flat, expand_composites=False):
     """Put the leaves ``flat`` back into the shape of ``structure``."""
     leaves = iter(flat)
 
@@ -26,6 +38,8 @@ def pack_sequence_as(structure, flat):
             if isinstance(node, tuple) and hasattr(node, "_fields"):   # namedtuple
                 return type(node)(*items)
             return type(node)(items)
+        if expand_composites and is_composite(node):
+            return node._from_components([next(leaves) for _ in range(node._component_count())])
         return next(leaves)
 
     try:

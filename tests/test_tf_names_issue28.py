@@ -149,14 +149,12 @@ def test_tensor_array_errors_as_tf():
         ta.write(-1, 1.0)
     with pytest.raises(InvalidArgumentError, match="dtype is float32 but the value is int32"):
         ta.write(0, me.constant(1))
-    ta.write(0, 1.0)
+    ta = ta.write(0, 1.0)
     with pytest.raises(InvalidArgumentError, match=r"the value has shape \(2,\), but the elements have shape \(\)"):
         ta.write(1, [1.0, 2.0])
-    ta.read(0)
-    with pytest.raises(InvalidArgumentError, match="could not read index 0 twice.*clear_after_read=False"):
-        ta.read(0)                 # TF: cleared after a read by default
-    kept = me.TensorArray(me.float32, size=1, clear_after_read=False).write(0, 5.0)
-    assert kept.read(0).numpy() == kept.read(0).numpy() == 5.0
+    # TF's tf.function: a read does not clear its element (TF's eager arrays clear it; minieager's eager
+    # arrays do as its traced ones, tests/graph/test_tensor_array.py).
+    assert ta.read(0).numpy() == ta.read(0).numpy() == 1.0
 
 
 def test_tensor_array_gradients_flow_to_what_was_written():
@@ -168,7 +166,7 @@ def test_tensor_array_gradients_flow_to_what_was_written():
     assert tape.gradient(y, x).numpy() == 7.0           # TF: 2x + 3 = 7
 
 
-def test_tensor_array_in_function_with_python_loop_and_a_clear_error_for_tensor_indices():
+def test_tensor_array_in_function_with_python_loop_and_tensor_indices():
     @me.function
     def squares(n):
         ta = me.TensorArray(me.int32, size=0, dynamic_size=True)
@@ -179,11 +177,10 @@ def test_tensor_array_in_function_with_python_loop_and_a_clear_error_for_tensor_
     np.testing.assert_array_equal(squares(me.constant(3)).numpy(), [0, 3, 6, 9])
 
     @me.function
-    def bad(n):
+    def at(n):      # TF 2.21: [0, 1] (a tensor index; graph loops: tests/graph/test_tensor_array.py)
         return me.TensorArray(me.int32, size=0, dynamic_size=True).write(n, n).stack()
 
-    with pytest.raises(InvalidArgumentError, match="inside me.function the index must be a Python int"):
-        bad(me.constant(1))
+    np.testing.assert_array_equal(at(me.constant(1)).numpy(), [0, 1])
 
 
 def test_tf_test_gpu_questions_and_the_tf1_graph_hint():

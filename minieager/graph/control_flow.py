@@ -42,15 +42,18 @@ def _type_text(shape, dtype):
 
 
 def _describe_tensors(tensors):
-    return ", ".join(_type_text(tuple(t.shape), t.dtype) for t in tensors)
+    """``float32[3], TensorArray(float32)``: an eager loop checks a TensorArray by its dtype alone (its
+    size may grow); a traced one sees its buffer, whose growing dimension is unknown (``None``)."""
+    return ", ".join(f"{type(t).__name__}({t.dtype.name})" if nest.is_composite(t) else
+                     _type_text(tuple(t.shape), t.dtype) for t in tensors)
 
 
-def _flat_tensors(result, what):
+def _flat_tensors(result, what, expand_composites=True):
     flat = []
-    for leaf in nest.flatten(result):
+    for leaf in nest.flatten(result, expand_composites):
         if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
             leaf = convert_to_tensor(leaf)
-        if not isinstance(leaf, Tensor):
+        if not isinstance(leaf, Tensor) and not (nest.is_composite(leaf) and not expand_composites):
             raise TypeError(f"{what} must return tensors (or nested lists/tuples/dicts of them), "
                             f"got {type(leaf).__name__}.")
         flat.append(leaf)
@@ -80,7 +83,7 @@ def _subgraph(outer, name, fn, args=(), placeholders=()):
     sub = Tracer(name, parent=outer)
     with sub:
         own = [sub.placeholder(n, shape, dtype) for n, shape, dtype in placeholders]
-        result = fn(*nest.pack_sequence_as(args, own)) if placeholders else fn()
+        result = fn(*nest.pack_sequence_as(args, own, expand_composites=True)) if args else fn()
         flat = _flat_tensors(result, name)
         graph = sub.graph(flat)
     sub.close()
@@ -225,8 +228,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     outer = tracers[-1]
     true_graph, true_caps, true_result = _subgraph(outer, f"{outer.name}_true", true_fn)
     false_graph, false_caps, false_result = _subgraph(outer, f"{outer.name}_false", false_fn)
-    if (nest.pack_sequence_as(true_result, [0] * len(true_graph.outputs)) !=
-            nest.pack_sequence_as(false_result, [0] * len(false_graph.outputs))
+    if (nest.pack_sequence_as(true_result, [0] * len(nest.flatten(true_result))) !=
+            nest.pack_sequence_as(false_result, [0] * len(nest.flatten(false_result)))
             or _describe(true_graph) != _describe(false_graph)):
         raise InvalidArgumentError(
             f"me.cond: both branches must return the same structure, shapes and dtypes; true_fn returned "
@@ -250,7 +253,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         op.interpret_fn, op.results = _interpret_cond, stand_ins
         out = outer.record(op, (pred, *captured), attrs, stand_ins)
     flat = [out] if n == 1 else list(out)
-    return nest.pack_sequence_as(true_result, flat)
+    return nest.pack_sequence_as(true_result, flat, expand_composites=True)
 
 
 # ---- while_loop -------------------------------------------------------------------------------------
@@ -347,12 +350,12 @@ def _check_maximum_iterations(maximum_iterations):
                     f"(as tf.while_loop in a tf.function).")
 
 
-def _check_body_result(result, structure, want):
-    """The body's result as a flat list of tensors, checked against the loop variables (the same
-    check eagerly, after every iteration, and once when tracing)."""
+def _check_body_result(result, structure, want, expand_composites=True):
+    """The body's result as a flat list of tensors (eagerly: TensorArrays kept whole), checked against
+    the loop variables (the same check eagerly, after every iteration, and once when tracing)."""
     if len(structure) == 1 and not isinstance(result, (list, tuple)):
         result = [result]                    # a body of one loop variable may return it bare, as in TF
-    flat = _flat_tensors(result, "me.while_loop: body")
+    flat = _flat_tensors(result, "me.while_loop: body", expand_composites)
     got = _describe_tensors(flat)
     if got != want:
         raise InvalidArgumentError(
@@ -368,10 +371,10 @@ def _check_cond_result(result):
                               "Return a comparison, e.g. lambda i, x: i < 10, or reduce it (me.reduce_any).")
 
 
-def _pack(loop_vars, single, values):
+def _pack(loop_vars, single, values, expand_composites):
     if single:
-        return values[0]
-    packed = nest.pack_sequence_as(list(loop_vars), list(values))
+        return nest.pack_sequence_as(loop_vars, list(values), expand_composites)
+    packed = nest.pack_sequence_as(list(loop_vars), list(values), expand_composites)
     return tuple(packed) if isinstance(loop_vars, tuple) else packed
 
 
@@ -388,22 +391,25 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     limit = _check_maximum_iterations(maximum_iterations)
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else list(loop_vars)
-    flat = [convert_to_tensor(v) for v in nest.flatten(structure)]
-    want = _describe_tensors(flat)
-
-    def call(fn, values):
-        return fn(*nest.pack_sequence_as(structure, list(values)))
-
     if not tracers:                          # eagerly: a Python loop, checked as the traced one is
-        values, steps = flat, 0
+        values = [v if nest.is_composite(v) else convert_to_tensor(v) for v in nest.flatten(structure)]
+        want, steps = _describe_tensors(values), 0
+
+        def call(fn, values):
+            return fn(*nest.pack_sequence_as(structure, list(values)))
+
         while _check_cond_result(call(cond, values)):
             if limit is not None and steps >= int(limit):
                 break
-            values = _check_body_result(call(body, values), structure, want)
+            values = _check_body_result(call(body, values), structure, want, expand_composites=False)
             steps += 1
-        return _pack(loop_vars, single, values)
+        return _pack(loop_vars, single, values, expand_composites=False)
 
     outer = tracers[-1]
+    if any(getattr(leaf, "_shape_unknown", False) for leaf in nest.flatten(structure)):
+        _learn_element_shapes(outer, body, structure)
+    flat = [convert_to_tensor(v) for v in nest.flatten(structure, expand_composites=True)]
+    want = _describe_tensors(flat)
     specs = [(f"loop_{i}", tuple(t.shape), t.dtype) for i, t in enumerate(flat)]
     cond_graph, cond_caps, _ = _subgraph(
         outer, f"{outer.name}_while_cond", lambda *a: _check_cond_result(cond(*a)), structure, specs)
@@ -431,4 +437,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
                          vjp=_while_vjp, num_outputs=len(flat), shape_rule=_fixed(stand_ins))
         op.interpret_fn, op.results = _interpret_while, stand_ins
         out = outer.record(op, (*flat, *captured), attrs, stand_ins)
-    return _pack(loop_vars, single, [out] if len(flat) == 1 else list(out))
+    return _pack(loop_vars, single, [out] if len(flat) == 1 else list(out), expand_composites=True)
+
+
+def _learn_element_shapes(outer, body, structure):
+    """A TensorArray whose element shape is unknown has no buffer yet, and a loop must carry one from its
+    start. A trial trace of the body, thrown away, writes to it once: its element shape is then known
+    (shared by every array written from it, as TF's), and the loop starts with a buffer of zeros."""
+    flat = nest.flatten(structure, expand_composites=True)
+    specs = [(f"loop_{i}", tuple(t.shape), t.dtype) for i, t in enumerate(flat)]
+    _subgraph(outer, f"{outer.name}_while_trial", body, structure, specs)

@@ -111,7 +111,32 @@ _getitem_grad = Op("getitem_grad", ("dy",), "scatter(dy, index)", ("ddy[index]",
 def getitem(tensor, index):
     """``tensor[index]`` with ints, slices (steps, negatives), ``...``, ``None``, masks and int arrays."""
     x = convert_to_tensor(tensor)
+    items = index if isinstance(index, tuple) else (index,)
+    if any(_symbolic_int(item) for item in items):
+        return _getitem_at_symbolic(x, items)
     return _getitem(x, index=_normalize_index(index, x._value.shape))
+
+
+def _symbolic_int(item):
+    """A scalar int tensor of me.function's trace: an index known only when the graph runs."""
+    return (isinstance(item, Tensor) and getattr(item, "_tracer", None) is not None and item.dtype.is_integer
+            and item.ndim == 0)
+
+
+def _getitem_at_symbolic(x, items):
+    """``x[i]``, ``x[:, i]`` ... with ``i`` a symbolic int scalar (a graph loop's counter): the other items
+    index as usual, then each symbolic one is a ``gather`` along its axis (checked when the graph runs)."""
+    if any(item is None or item is Ellipsis or not (isinstance(item, (int, np.integer, slice)) or _symbolic_int(item))
+           for item in items):
+        raise OperatorNotAllowedInGraphError(
+            "getitem: inside me.function a tensor index can be combined only with ints and slices (x[i], "
+            "x[:, i]); for other indexing use me.gather(x, indices).")
+    static = tuple(slice(None) if _symbolic_int(item) else item for item in items)
+    out = x if all(item == slice(None) for item in static) else getitem(x, static)
+    dropped = [k for k, item in enumerate(items) if isinstance(item, (int, np.integer))]
+    for k in reversed([k for k, item in enumerate(items) if _symbolic_int(item)]):   # the last first: axes stay put
+        out = gather(out, items[k], axis=k - sum(1 for d in dropped if d < k))
+    return out
 
 
 def _boolean_mask_rule(x, mask):

@@ -1,25 +1,119 @@
-"""``me.TensorArray``: a list of same-dtype, same-shape tensors written one index at a time, as TF's.
+"""``me.TensorArray``: same-dtype, same-shape tensors written one index at a time, as TF's.
 
-    ta = me.TensorArray(me.float32, size=0, dynamic_size=True)
-    for i in range(3):
-        ta = ta.write(i, x * i)
+    ta = me.TensorArray(me.float32, size=3)
+    for i in me.range(3):            # inside me.function: a graph loop that carries ta
+        ta = ta.write(i, x * me.cast(i, me.float32))
     ta.stack()                       # shape (3,) + x.shape
 
-In eager execution it is a Python list of tensors: ``write`` keeps the tensor itself, so a tape sees
-the ops that made it, and ``stack`` / ``concat`` / ``gather`` are ``me.stack`` / ``me.concat`` of the
-elements, whose gradients flow back to them. Inside ``me.function`` it works the same with Python int
-indices (a Python loop, unrolled as the trace runs). TF's rules are kept: an index beyond ``size`` is
-an error unless ``dynamic_size``; one dtype and one element shape; with ``clear_after_read`` (the
-default) an element may be read once, and stacking afterwards sees zeros there, as in TF.
+A TensorArray holds one tensor, its *buffer*, of shape ``(size,) + element shape``, and ops on it:
+``write`` is a ``tensor_array_scatter`` op that returns a new buffer with one row replaced, ``read``
+and ``gather`` are ``tensor_array_gather``, ``stack`` is the buffer itself. Eagerly the ops run at once;
+in ``me.function`` they are graph nodes, and the buffer is what a ``me.while_loop`` (or an AutoGraph
+``for i in me.range(n)``) carries from one iteration to the next: ``nest`` flattens a TensorArray to
+its buffer and builds it again around the loop's output. So eager and traced code run the same ops,
+with the same checks (an index past the end, a negative index) and the same gradient rules.
+
+Like TF's arrays, a TensorArray is a value: ``write`` returns a new one (write ``ta = ta.write(i, v)``),
+and using the old one afterwards is an error rather than a silent read of the old contents.
+The element shape comes from ``element_shape=`` or the first write; the buffer is made then (zeros:
+an element never written reads as zeros, as in TF). An array whose first write happens inside a graph
+loop learns its element shape from a trial trace of the loop's body (control_flow.while_loop).
+
+Where TF's eager arrays and its ``tf.function`` arrays disagree, minieager does what ``tf.function``
+does, eagerly too, so that both agree: a read never clears its element (``clear_after_read`` is
+accepted and changes nothing).
 """
+import numpy as np
+
 from ..engine import dtypes
-from ..errors import InvalidArgumentError, OperatorNotAllowedInGraphError, OutOfRangeError
+from ..engine.abstract import AbstractArray
+from ..engine.op import Op
+from ..engine.recording import tracers
+from ..engine.tensor import Tensor
+from ..errors import DTypeError, InvalidArgumentError, OutOfRangeError
 from .creation import convert_to_tensor, zeros
-from .shape import concat, stack, unstack
-
-_CLEARED = object()   # an element read once with clear_after_read
+from .shape import reshape, shape as shape_of
 
 
+def _symbolic(t):
+    return getattr(t, "_tracer", None) is not None
+
+
+# ---- the ops -----------------------------------------------------------------------------------------
+def _check_zeros(size, element_shape, dtype, rows):
+    if int(size) < 0:
+        raise InvalidArgumentError(f"TensorArray: size must be 0 or more, got {int(size)}.")
+
+
+def _check_scatter(buffer, indices, values, dynamic, what="write"):
+    if not indices.size:
+        return
+    low, high, rows = int(indices.min()), int(indices.max()), buffer.shape[0]
+    if low < 0:
+        raise OutOfRangeError(f"TensorArray.{what}: negative indices ({low}) are not allowed.")
+    if high >= rows and not dynamic:
+        raise OutOfRangeError(
+            f"TensorArray.{what}: index {high} is beyond the array's size {rows}, and the array is not "
+            f"resizeable. Make it with dynamic_size=True, or a larger size=.")
+    if indices.ndim and len(np.unique(indices)) != indices.size:
+        raise InvalidArgumentError(f"TensorArray.{what}: each index may be written once per scatter, got "
+                                   f"{indices.tolist()}.")
+
+
+def _check_gather(buffer, indices, what):
+    if not indices.size:
+        return
+    low, high, rows = int(indices.min()), int(indices.max()), buffer.shape[0]
+    if low < 0:
+        raise OutOfRangeError(f"TensorArray.{what}: negative indices ({low}) are not allowed.")
+    if high >= rows:
+        raise OutOfRangeError(f"TensorArray.{what}: index {high} is beyond the array's size {rows}.")
+
+
+def _check_unstack(value, size, dynamic):
+    if not dynamic and value.shape[0] > int(size):
+        raise InvalidArgumentError(
+            f"TensorArray.unstack: cannot unstack {value.shape[0]} rows into an array of size {int(size)} "
+            f"that is not resizeable. Make it with dynamic_size=True, or a larger size=.")
+
+
+def _rows_rule(buffer, indices, values, dynamic):
+    """A scatter keeps the buffer's shape; a resizeable array's number of rows is known when it runs."""
+    return AbstractArray((None if dynamic else buffer.shape[0],) + buffer.shape[1:], buffer.dtype)
+
+
+_zeros = Op("tensor_array_zeros", ("size",), "zeros((size,) + element_shape)",
+            shape_rule=lambda size, element_shape, dtype, rows: AbstractArray((rows,) + element_shape,
+                                                                                dtype.np_dtype),
+            check=_check_zeros)
+_gather = Op("tensor_array_gather", ("buffer", "indices"), "buffer[indices]",
+             ("dy added at the rows read", None),
+             vjp=lambda dy, buffer, indices, out, what: (_gather_grad(dy, buffer, indices), None),
+             shape_rule=lambda buffer, indices, what: AbstractArray(indices.shape + buffer.shape[1:], buffer.dtype),
+             check=_check_gather)
+_gather_grad = Op("tensor_array_gather_grad", ("dy", "like", "indices"),
+                  "zeros of like's rows with dy added at indices", ("ddy[indices]", None, None),
+                  vjp=lambda ddy, dy, like, indices, out: (_gather(ddy, indices, what="gather"), None, None),
+                  shape_rule=lambda dy, like, indices: AbstractArray(like.shape[:1] + dy.shape[indices.ndim:],
+                                                                     dy.dtype))
+_scatter_grad = Op("tensor_array_scatter_grad", ("dy", "like", "indices"),
+                   "dy cut or padded to like's rows, zero at indices",
+                   ("the same, cut or padded back to dy's rows", None, None),
+                   vjp=lambda g, dy, like, indices, out: (_scatter_grad(g, dy, indices), None, None),
+                   shape_rule=lambda dy, like, indices: AbstractArray(like.shape[:1] + dy.shape[1:], dy.dtype))
+_scatter = Op("tensor_array_scatter", ("buffer", "indices", "values"), "buffer with buffer[indices] = values",
+              ("dy, zero at indices", None, "dy[indices]"),
+              vjp=lambda dy, buffer, indices, values, out, dynamic: (
+                  _scatter_grad(dy, buffer, indices), None, _gather(dy, indices, what="write")),
+              shape_rule=_rows_rule, check=_check_scatter)
+_unstack = Op("tensor_array_unstack", ("value", "size"), "value (its rows become the elements)", ("dy", None),
+              vjp=lambda dy, value, size, out, dynamic: (dy, None),
+              shape_rule=lambda value, size, dynamic: AbstractArray(
+                  (None if dynamic else value.shape[0],) + value.shape[1:], value.dtype),
+              check=_check_unstack)
+
+
+# ---- the TensorArray -------------------------------------------------------------------------------
 class TensorArray:
     """TF's ``tf.TensorArray(dtype, size, dynamic_size, clear_after_read, element_shape)``."""
 
@@ -27,19 +121,51 @@ class TensorArray:
                  handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
                  name=None):
         self._dtype = dtypes.as_dtype(dtype)
-        n = 0 if size is None else self._index(size, "size")
-        self._elements = [None] * n
+        if size is None:
+            raise InvalidArgumentError("TensorArray: size must be given (size=0 with dynamic_size=True for an "
+                                       "array that grows), as in TF.")
+        self._size = _size(size)                  # a Python int or an int32 scalar tensor
         self._dynamic = bool(dynamic_size)
-        self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
-        self._element_shape = None if element_shape is None else tuple(int(d) for d in element_shape)
+        self._shape = [_element_shape(element_shape)]    # one list, shared by every array written from this one
+        self._buffer = None                       # made by the first write, or when the element shape is known
+        self._made_in = tracers[-1] if tracers else None
+        self._replaced = False
 
+    def _derived(self, buffer):
+        """The array after a write: the same settings and shared element shape, a new buffer."""
+        new = object.__new__(TensorArray)
+        new.__dict__.update(self.__dict__)
+        new._buffer, new._made_in, new._replaced = buffer, (tracers[-1] if tracers else None), False
+        return new
+
+    def _replaced_by(self, buffer):
+        if self._made_in is (tracers[-1] if tracers else None):
+            self._replaced = True       # (an array of an enclosing trace stays usable: a branch may use it)
+        return self._derived(buffer)
+
+    # ---- what nest, me.while_loop and me.cond see: the buffer ---------------------------------------
+    def _components(self):
+        buffer = self._buffer if self._buffer is not None else self._new_buffer()
+        return [] if buffer is None else [buffer]
+
+    def _component_count(self):
+        return 0 if self._shape_unknown else 1
+
+    def _from_components(self, components):
+        return self._derived(components[0] if components else None)
+
+    @property
+    def _shape_unknown(self):
+        return self._buffer is None and not _known(self._shape[0])
+
+    # ---- properties ---------------------------------------------------------------------------------
     @property
     def dtype(self):
         return self._dtype
 
     @property
     def element_shape(self):
-        return self._element_shape
+        return self._shape[0]
 
     @property
     def dynamic_size(self):
@@ -47,122 +173,180 @@ class TensorArray:
 
     def size(self, name=None):
         """The number of elements, as an int32 scalar tensor."""
-        return convert_to_tensor(len(self._elements), dtype=dtypes.int32)
+        self._check_current("size")
+        if self._buffer is None:
+            return convert_to_tensor(self._size, dtype=dtypes.int32)
+        rows = self._buffer.shape[0]
+        return shape_of(self._buffer, out_type=dtypes.int32)[0] if rows is None else convert_to_tensor(rows)
 
-    # ---- writing --------------------------------------------------------------------------------
+    # ---- writing ------------------------------------------------------------------------------------
     def write(self, index, value, name=None):
-        """Put ``value`` at ``index``; returns the TensorArray (write ``ta = ta.write(i, v)``, as in TF)."""
-        i = self._index(index, "write")
-        value = self._checked(value, f"write to index {i}")
-        if i >= len(self._elements):
-            if not self._dynamic:
-                raise OutOfRangeError(
-                    f"TensorArray.write: index {i} is beyond the array's size {len(self._elements)}, and the array "
-                    f"is not resizeable. Make it with dynamic_size=True, or a larger size=.")
-            self._elements.extend([None] * (i + 1 - len(self._elements)))
-        self._elements[i] = value       # writing an index again replaces it, as TF's eager TensorArray
-        return self
-
-    def unstack(self, value, name=None):
-        """Write the rows of ``value`` (split along its first axis) to indices 0, 1, ..."""
-        value = convert_to_tensor(value, dtype=self._dtype)
-        if value.ndim == 0:
-            raise InvalidArgumentError("TensorArray.unstack: the value must have a first axis to split, got a scalar.")
-        for i, row in enumerate(unstack(value, axis=0)):
-            self.write(i, row)
-        return self
+        """A new TensorArray with ``value`` at ``index`` (write ``ta = ta.write(i, v)``, as in TF)."""
+        self._check_current("write")
+        index = self._indices(index, "write", scalar=True)
+        value = self._checked(value, "write")
+        buffer = self._buffer_for("write")
+        return self._replaced_by(_scatter(buffer, index, value, dynamic=self._dynamic))
 
     def scatter(self, indices, value, name=None):
-        """Write row k of ``value`` at ``indices[k]``."""
-        value = convert_to_tensor(value, dtype=self._dtype)
-        rows = unstack(value, axis=0) if value.ndim else []
-        indices = [self._index(i, "scatter") for i in convert_to_tensor(indices, dtype=dtypes.int32).numpy().ravel()]
-        if len(indices) != len(rows):
+        """A new TensorArray with row k of ``value`` at ``indices[k]``."""
+        self._check_current("scatter")
+        indices = self._indices(indices, "scatter", scalar=False)
+        value = self._checked(value, "scatter", rows=True)
+        if indices.shape[0] is not None and value.shape[0] is not None and indices.shape[0] != value.shape[0]:
             raise InvalidArgumentError(
-                f"TensorArray.scatter: {len(indices)} indices for a value with {len(rows)} rows.")
-        for i, row in zip(indices, rows):
-            self.write(i, row)
-        return self
+                f"TensorArray.scatter: {indices.shape[0]} indices for a value with {value.shape[0]} rows.")
+        buffer = self._buffer_for("scatter")
+        return self._replaced_by(_scatter(buffer, indices, value, dynamic=self._dynamic))
 
-    # ---- reading --------------------------------------------------------------------------------
+    def unstack(self, value, name=None):
+        """A new TensorArray whose elements are the rows of ``value`` (its size: their number, as TF's eager arrays)."""
+        self._check_current("unstack")
+        value = self._checked(value, "unstack", rows=True)
+        size = convert_to_tensor(self._size, dtype=dtypes.int32)
+        return self._replaced_by(_unstack(value, size, dynamic=self._dynamic))
+
+    # ---- reading ------------------------------------------------------------------------------------
     def read(self, index, name=None):
-        """The element at ``index`` (zeros if it was never written and the element shape is known)."""
-        i = self._index(index, "read")
-        if i >= len(self._elements):
-            raise OutOfRangeError(f"TensorArray.read: index {i} is beyond the array's size {len(self._elements)}.")
-        element = self._elements[i]
-        if element is _CLEARED:
-            raise InvalidArgumentError(
-                f"TensorArray.read: could not read index {i} twice because it was cleared after a previous read "
-                f"(make the array with clear_after_read=False to read an element several times).")
-        if element is None:
-            return self._zeros(f"read index {i}")
-        if self._clear_after_read:
-            self._elements[i] = _CLEARED
-        return element
+        """The element at ``index`` (zeros if it was never written)."""
+        self._check_current("read")
+        index = self._indices(index, "read", scalar=True)
+        return _gather(self._buffer_to_read("read"), index, what="read")
 
     def gather(self, indices, name=None):
         """The elements at ``indices``, stacked."""
-        picked = [self.read(int(i)) for i in convert_to_tensor(indices, dtype=dtypes.int32).numpy().ravel()]
-        return stack(picked) if picked else self._empty()
+        self._check_current("gather")
+        indices = self._indices(indices, "gather", scalar=False)
+        return _gather(self._buffer_to_read("gather"), indices, what="gather")
 
     def stack(self, name=None):
         """All the elements stacked along a new first axis: shape (size,) + element shape."""
-        parts = self._all("stack")
-        return stack(parts) if parts else self._empty()
+        self._check_current("stack")
+        if self._shape_unknown and isinstance(self._size, int) and self._size == 0:
+            return zeros((0,), self._dtype)      # (TF's eager arrays: an empty array of unknown shape stacks to (0,))
+        return self._buffer_to_read("stack")
 
     def concat(self, name=None):
         """All the elements joined along their first axis."""
-        parts = self._all("concat")
-        if not parts:
-            return self._empty()
-        if parts[0].ndim == 0:
+        self._check_current("concat")
+        buffer = self._buffer_to_read("concat")
+        if buffer.ndim == 1:
             raise InvalidArgumentError("TensorArray.concat: the elements are scalars; use stack() instead.")
-        return concat(parts, axis=0)
+        return reshape(buffer, (-1,) + tuple(buffer.shape[2:]))
 
     def close(self, name=None):
         """Accepted as in TF; nothing to free."""
 
-    # ---- helpers --------------------------------------------------------------------------------
-    def _all(self, what):
-        return [self._zeros(what) if e is None or e is _CLEARED else e for e in self._elements]
-
-    def _zeros(self, what):
-        if self._element_shape is None:
+    # ---- helpers ------------------------------------------------------------------------------------
+    def _check_current(self, what):
+        if self._replaced:
             raise InvalidArgumentError(
-                f"TensorArray.{what}: the element was never written and the element shape is unknown. Write it "
-                f"first, or give element_shape= when making the array.")
-        return zeros(self._element_shape, self._dtype)
+                f"TensorArray.{what}: this TensorArray was replaced by the one a write (or scatter, unstack) "
+                f"returned; TensorArrays are values, as in tf.function. Keep the result: ta = ta.write(i, value).")
 
-    def _empty(self):
-        return zeros((0,) + (self._element_shape or ()), self._dtype)
+    def _new_buffer(self):
+        """A buffer of unwritten elements, if the element shape is known (else None)."""
+        shape = self._shape[0]
+        if not _known(shape):
+            return None
+        rows = None if self._dynamic or not isinstance(self._size, int) else self._size
+        size = convert_to_tensor(self._size, dtype=dtypes.int32)
+        return _zeros(size, element_shape=shape, dtype=self._dtype, rows=rows)
 
-    def _checked(self, value, what):
-        value = convert_to_tensor(value, dtype=self._dtype) if not hasattr(value, "_dtype") else value
+    def _buffer_for(self, what):
+        if self._buffer is not None:
+            return self._buffer
+        buffer = self._new_buffer()
+        if buffer is None:            # (the element shape has an unknown dimension)
+            raise InvalidArgumentError(
+                f"TensorArray.{what}: the elements' shape {_text(self._shape[0])} is known only when the graph "
+                f"runs, but the array's buffer must be made before: give element_shape= with every dimension.")
+        return buffer
+
+    def _buffer_to_read(self, what):
+        buffer = self._buffer if self._buffer is not None else self._new_buffer()
+        if buffer is None:
+            raise InvalidArgumentError(
+                f"TensorArray.{what}: no element was written and the element shape is unknown. Write first, or "
+                f"give element_shape= when making the array.")
+        return buffer
+
+    def _checked(self, value, what, rows=False):
+        """``value`` as a tensor of the array's dtype, its element shape merged into the array's."""
+        if not isinstance(value, Tensor):
+            try:
+                value = convert_to_tensor(value, dtype=self._dtype)
+            except InvalidArgumentError as err:
+                raise DTypeError(f"TensorArray.{what}: {err}") from None
         if value.dtype is not self._dtype:
-            raise InvalidArgumentError(
+            raise DTypeError(
                 f"TensorArray.{what}: the TensorArray's dtype is {self._dtype.name} but the value is "
                 f"{value.dtype.name}. Cast it: me.cast(value, me.{self._dtype.name}).")
         shape = tuple(value.shape)
-        if self._element_shape is None:
-            self._element_shape = shape            # the first write fixes the element shape (infer_shape)
-        elif shape != self._element_shape:
+        if rows:
+            if not shape:
+                raise InvalidArgumentError(f"TensorArray.{what}: the value must have a first axis to split, got a "
+                                           f"scalar.")
+            shape = shape[1:]
+        known = self._shape[0]
+        if known is not None and not (len(known) == len(shape) and all(
+                a is None or b is None or a == b for a, b in zip(known, shape))):
             raise InvalidArgumentError(
-                f"TensorArray.{what}: the value has shape {shape}, but the elements have shape "
-                f"{self._element_shape}.")
+                f"TensorArray.{what}: the value{' rows' if rows else ''} ha{'ve' if rows else 's'} shape "
+                f"{_text(shape)}, but the elements have shape {_text(known)}.")
+        self._shape[0] = shape if known is None else tuple(a if a is not None else b for a, b in zip(known, shape))
         return value
 
     @staticmethod
-    def _index(index, what):
+    def _indices(index, what, scalar):
+        if isinstance(index, (bool, np.bool_)) or isinstance(index, (float, np.floating)):
+            raise DTypeError(f"TensorArray.{what}: indices must be integers, got {index!r}.")
+        if isinstance(index, (int, np.integer)) and index < 0:
+            raise OutOfRangeError(f"TensorArray.{what}: negative indices ({int(index)}) are not allowed.")
         try:
-            i = int(index)
-        except OperatorNotAllowedInGraphError:
-            raise InvalidArgumentError(
-                f"TensorArray.{what}: inside me.function the index must be a Python int (loop with Python's "
-                f"range, which the trace unrolls), not a tensor computed by the function.") from None
-        if i < 0:
-            raise OutOfRangeError(f"TensorArray.{what}: negative indices ({i}) are not allowed.")
-        return i
+            index = convert_to_tensor(index)
+        except InvalidArgumentError as err:
+            raise InvalidArgumentError(f"TensorArray.{what}: indices: {err}") from None
+        if not index.dtype.is_integer:
+            raise DTypeError(f"TensorArray.{what}: indices must be integers, got {index.dtype.name}.")
+        if scalar and index.ndim != 0:
+            raise InvalidArgumentError(f"TensorArray.{what}: the index must be a scalar, got shape "
+                                       f"{tuple(index.shape)}.")
+        if not scalar and index.ndim != 1:
+            raise InvalidArgumentError(f"TensorArray.{what}: indices must be a vector, got shape "
+                                       f"{tuple(index.shape)}.")
+        return index
 
     def __repr__(self):
-        return f"<me.TensorArray: size={len(self._elements)}, dtype={self._dtype.name}>"
+        size = self._size if self._buffer is None else self._buffer.shape[0]
+        return f"<me.TensorArray: size={size if isinstance(size, int) else '?'}, dtype={self._dtype.name}>"
+
+
+def _size(size):
+    if isinstance(size, Tensor):
+        if not size.dtype.is_integer or size.ndim != 0:
+            raise DTypeError(f"TensorArray: size must be an int or an int scalar tensor, got "
+                             f"{size.dtype.name}{list(size.shape)}.")
+        return size if _symbolic(size) else int(size.numpy())
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
+        raise DTypeError(f"TensorArray: size must be an int or an int scalar tensor, got {size!r}.")
+    if size < 0:
+        raise InvalidArgumentError(f"TensorArray: size must be 0 or more, got {int(size)}.")
+    return int(size)
+
+
+def _element_shape(shape):
+    if shape is None:
+        return None
+    dims = getattr(shape, "as_list", lambda: shape)()
+    if dims is None:
+        return None
+    return tuple(None if d is None else int(d) for d in dims)
+
+
+def _known(shape):
+    return shape is not None and None not in shape
+
+
+def _text(shape):
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

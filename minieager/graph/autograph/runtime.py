@@ -127,7 +127,7 @@ def if_stmt(condition, if_true, if_false, values, returns=False):
                 seen["main"] = _tensors(seen["main"])
             else:
                 seen["else"] = _check_branches(names, seen, if_true, returns)
-            tensors = [leaf for leaf in nest.flatten(seen[key]) if isinstance(leaf, Tensor)]
+            tensors = [leaf for leaf in nest.flatten(seen[key], expand_composites=True) if isinstance(leaf, Tensor)]
             # A cond that returns nothing still runs its branches' effects (me.print ...): it returns a dummy 0.
             return tensors or [convert_to_tensor(0)]
         return traced
@@ -136,7 +136,8 @@ def if_stmt(condition, if_true, if_false, values, returns=False):
     # Python values (identical in both branches, as checked) stay as they are; tensors come from the cond.
     main = seen["main"]
     return nest.pack_sequence_as(main, [next(tensors) if isinstance(leaf, Tensor) else leaf
-                                        for leaf in nest.flatten(main)])
+                                        for leaf in nest.flatten(main, expand_composites=True)],
+                                 expand_composites=True)
 
 
 def _tensors(out):
@@ -165,7 +166,11 @@ def _check_branches(names, seen, fn, returns):
             raise TypeError(f"{where}: '{name}' must have the same nested structure in the main and else "
                             f"branches: main branch gives {_describe(a)}, else branch gives {_describe(b)}.") from None
         leaves = []
-        for x, y in zip(nest.flatten(a), nest.flatten(b)):
+        flat_a, flat_b = nest.flatten(a, expand_composites=True), nest.flatten(b, expand_composites=True)
+        if len(flat_a) != len(flat_b):      # a TensorArray written in one branch only, its element shape unknown
+            raise ValueError(f"{where}: '{name}' is a TensorArray written in one branch only, and its element "
+                             f"shape is not known before the `if`: give element_shape= when making it.")
+        for x, y in zip(flat_a, flat_b):
             x_is, y_is = isinstance(x, Tensor), isinstance(y, Tensor)
             if not x_is and not y_is:
                 if x is not y and x != y:
@@ -186,7 +191,7 @@ def _check_branches(names, seen, fn, returns):
                                  f"{_shape(y)} in the else branch: minieager's graphs have static shapes, so "
                                  f"both branches must give it the same shape.")
             leaves.append(y)
-        fixed.append(nest.pack_sequence_as(b, leaves))
+        fixed.append(nest.pack_sequence_as(b, leaves, expand_composites=True))
     return fixed[0] if returns else tuple(fixed)
 
 
@@ -314,10 +319,10 @@ def _graph_loop(test, body, values, body_for_names=None):
         for leaf in nest.flatten(v):
             if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
                 leaf = convert_to_tensor(leaf)
-            if not isinstance(leaf, Tensor):
+            if not isinstance(leaf, Tensor) and not nest.is_composite(leaf):
                 raise TypeError(f"{where}: '{name}' is {_describe(v)}, changed by a loop whose condition is a "
-                                f"tensor: a graph loop can carry only tensors (or lists, tuples, dicts of them). "
-                                f"Make it a tensor.")
+                                f"tensor: a graph loop can carry only tensors and TensorArrays (or lists, tuples, "
+                                f"dicts of them). Make it a tensor.")
             leaves.append(leaf)
         structures.append(nest.pack_sequence_as(v, leaves) if isinstance(v, (list, tuple, dict)) else leaves[0])
         flat.extend(leaves)
@@ -343,7 +348,13 @@ def _graph_loop(test, body, values, body_for_names=None):
 
 
 def _same_kind(where, name, before, after):
-    """``after`` (one leaf of a loop variable after the body) as a tensor of ``before``'s dtype and shape."""
+    """``after`` (one leaf of a loop variable after the body) as a tensor of ``before``'s dtype and shape
+    (or a TensorArray of ``before``'s dtype: me.while_loop checks its buffer)."""
+    if nest.is_composite(before):
+        if type(after) is not type(before) or after.dtype is not before.dtype:
+            raise TypeError(f"{where}: '{name}' is {_describe(before)} before the loop, but {_describe(after)} "
+                            f"after one iteration: a loop variable keeps its type and dtype.")
+        return after
     if isinstance(after, (bool, int, float)) and not isinstance(after, Tensor):
         after = convert_to_tensor(after, dtype=before.dtype)
     if not isinstance(after, Tensor):

@@ -226,3 +226,51 @@ def diag(d, shape):
 @register_kernel("diag_part")
 def diag_part(x):
     return np.ascontiguousarray(np.diagonal(x, axis1=-2, axis2=-1))
+
+
+# ---- me.TensorArray: a buffer of shape (size,) + element shape (ops/tensor_array.py) ----------------
+@register_kernel("tensor_array_zeros")
+def tensor_array_zeros(size, element_shape, dtype, rows):
+    """An array of ``size`` unwritten elements (zeros, as TF reads an element never written)."""
+    return np.zeros((int(size),) + tuple(element_shape), dtype.np_dtype)
+
+
+@register_kernel("tensor_array_scatter")
+def tensor_array_scatter(buffer, indices, values, dynamic):
+    """A new buffer with ``values`` at ``indices`` (one element for a scalar index), grown with zeros
+    where an index is past the end (the check allows that only with ``dynamic``)."""
+    rows = max(buffer.shape[0], int(indices.max()) + 1) if indices.size else buffer.shape[0]
+    out = np.zeros((rows,) + buffer.shape[1:], buffer.dtype)
+    out[:buffer.shape[0]] = buffer
+    out[indices] = values
+    return out
+
+
+@register_kernel("tensor_array_scatter_grad")
+def tensor_array_scatter_grad(dy, like, indices):
+    """The gradient a scatter sends to the buffer it wrote into: ``dy`` cut (or padded with zeros) to
+    ``like``'s number of rows, zero at the rows the scatter overwrote."""
+    rows = like.shape[0]
+    out = np.zeros((rows,) + dy.shape[1:], dy.dtype)
+    kept = min(rows, dy.shape[0])
+    out[:kept] = dy[:kept]
+    overwritten = indices[indices < rows]
+    out[overwritten] = 0
+    return out
+
+
+@register_kernel("tensor_array_gather")
+def tensor_array_gather(buffer, indices, what):
+    return np.take(buffer, indices, axis=0)
+
+
+@register_kernel("tensor_array_gather_grad")
+def tensor_array_gather_grad(dy, like, indices):
+    """Zeros of ``like``'s number of rows with ``dy`` added at the rows ``tensor_array_gather`` read."""
+    return _scattered((like.shape[0],) + dy.shape[indices.ndim:], indices, dy)
+
+
+@register_kernel("tensor_array_unstack")
+def tensor_array_unstack(value, size, dynamic):
+    """``value`` itself: its rows become the elements (the op's check compares their number with the size)."""
+    return value
