@@ -444,6 +444,6 @@ def _learn_element_shapes(outer, body, structure):
     """A TensorArray whose element shape is unknown has no buffer yet, and a loop must carry one from its
     start. A trial trace of the body, thrown away, writes to it once: its element shape is then known
     (shared by every array written from it, as TF's), and the loop starts with a buffer of zeros."""
-    flat = nest.flatten(structure, expand_composites=True)
+    flat = [convert_to_tensor(v) for v in nest.flatten(structure, expand_composites=True)]
     specs = [(f"loop_{i}", tuple(t.shape), t.dtype) for i, t in enumerate(flat)]
     _subgraph(outer, f"{outer.name}_while_trial", body, structure, specs)

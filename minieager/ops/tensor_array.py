@@ -27,6 +27,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.abstract import AbstractArray
+from ..engine.device import to_host
 from ..engine.op import Op
 from ..engine.recording import tracers
 from ..engine.tensor import Tensor
@@ -40,12 +41,14 @@ def _symbolic(t):
 
 
 # ---- the ops -----------------------------------------------------------------------------------------
+# The checks run before the kernels, on the arrays of the inputs' device: they read values with to_host.
 def _check_zeros(size, element_shape, dtype, rows):
-    if int(size) < 0:
-        raise InvalidArgumentError(f"TensorArray: size must be 0 or more, got {int(size)}.")
+    if int(to_host(size)) < 0:
+        raise InvalidArgumentError(f"TensorArray: size must be 0 or more, got {int(to_host(size))}.")
 
 
 def _check_scatter(buffer, indices, values, dynamic, what="write"):
+    indices = to_host(indices)
     if not indices.size:
         return
     low, high, rows = int(indices.min()), int(indices.max()), buffer.shape[0]
@@ -61,6 +64,7 @@ def _check_scatter(buffer, indices, values, dynamic, what="write"):
 
 
 def _check_gather(buffer, indices, what):
+    indices = to_host(indices)
     if not indices.size:
         return
     low, high, rows = int(indices.min()), int(indices.max()), buffer.shape[0]
@@ -71,9 +75,9 @@ def _check_gather(buffer, indices, what):
 
 
 def _check_unstack(value, size, dynamic):
-    if not dynamic and value.shape[0] > int(size):
+    if not dynamic and value.shape[0] > int(to_host(size)):
         raise InvalidArgumentError(
-            f"TensorArray.unstack: cannot unstack {value.shape[0]} rows into an array of size {int(size)} "
+            f"TensorArray.unstack: cannot unstack {value.shape[0]} rows into an array of size {int(to_host(size))} "
             f"that is not resizeable. Make it with dynamic_size=True, or a larger size=.")
 
 

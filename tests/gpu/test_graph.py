@@ -87,6 +87,31 @@ def test_cond_and_while_in_a_traced_function_run_on_the_gpu():
     same(f(-x.gpu()), f(-x))
 
 
+def test_a_tensor_array_in_a_graph_loop_runs_on_the_gpu_with_eagers_values_and_gradients():
+    def steps(x):
+        ta = me.TensorArray(me.float32, size=0, dynamic_size=True, element_shape=[2])
+        for i in me.range(3):
+            ta = ta.write(i, me.tanh(x[i] * 2.0))
+        return ta.stack(), ta.read(1), ta.gather([2, 0]), ta.size()
+
+    x = me.constant(RNG.standard_normal((3, 2)).astype(np.float32))
+    eager = steps(x)
+    with me.device("/gpu:0"):                   # (the eager TensorArray's index tensors are made there too)
+        x_gpu = x.gpu()
+        for fn in (steps, me.function(steps)):
+            with me.GradientTape() as tape:
+                tape.watch(x_gpu)
+                out = fn(x_gpu)
+                loss = me.reduce_sum(out[0]) + me.reduce_sum(out[2])
+            assert all(o.device == "/gpu:0" for o in out)
+            for got, want in zip(out, eager):
+                same(got, want)
+            grad = tape.gradient(loss, x_gpu)
+            assert grad.device == "/gpu:0"
+            np.testing.assert_allclose(grad.numpy(), (1 - np.tanh(2 * x.numpy()) ** 2) * 2 * [[2], [1], [2]],
+                                       rtol=1e-5)
+
+
 def test_a_graph_refuses_arguments_and_variables_on_two_devices():
     with me.device("/gpu:0"):
         v = me.Variable([1.0, 2.0])

@@ -190,11 +190,26 @@ def test_string_and_recurrence_rules(data):
     run_and_check(lambda x: [me.math.cumprod(x, axis=len(shape) - 1)], floats(shape, rng))
 
 
+@settings(max_examples=10)
+@given(st.data())
+def test_tensor_array_rules(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    shape = tuple(data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    dynamic = data.draw(st.booleans())
+
+    def arrays(x):
+        unstacked = me.TensorArray(me.float32, size=shape[0], dynamic_size=dynamic).unstack(x)
+        written = me.TensorArray(me.float32, size=1, dynamic_size=dynamic, element_shape=shape[1:])
+        written = written.write(0, unstacked.read(0) * 2.0).scatter([shape[0]] if dynamic else [0], x[:1])
+        return [unstacked.gather([0] * shape[0]), written.stack()]
+    run_and_check(arrays, floats(shape, rng))
+
+
 def test_every_op_has_a_rule_and_the_tests_above_exercise_it():
     # (pytest runs the property tests first, in file order; run alone, this one exercises them itself)
     if not EXERCISED:
         for test in (test_elementwise_and_reduction_rules, test_shape_and_indexing_rules, test_linalg_and_nn_rules,
-                     test_string_and_recurrence_rules):
+                     test_string_and_recurrence_rules, test_tensor_array_rules):
             test()
     ops = package_ops()
     assert len(ops) > 80
