@@ -23,6 +23,8 @@ Where TF's eager arrays and its ``tf.function`` arrays disagree, minieager does 
 does, eagerly too, so that both agree: a read never clears its element (``clear_after_read`` is
 accepted and changes nothing).
 """
+import math
+
 import numpy as np
 
 from ..engine import dtypes
@@ -58,6 +60,10 @@ def _check_scatter(buffer, indices, values, dynamic, what="write"):
         raise OutOfRangeError(
             f"TensorArray.{what}: index {high} is beyond the array's size {rows}, and the array is not "
             f"resizeable. Make it with dynamic_size=True, or a larger size=.")
+    element, known = values.shape[indices.ndim:], buffer.shape[1:]
+    if element != known and math.prod(known):     # (a buffer of no numbers is replaced: _new_buffer)
+        raise InvalidArgumentError(f"TensorArray.{what}: the value has shape {_text(element)}, but the elements "
+                                   f"have shape {_text(known)}.")
     if indices.ndim and len(np.unique(indices)) != indices.size:
         raise InvalidArgumentError(f"TensorArray.{what}: each index may be written once per scatter, got "
                                    f"{indices.tolist()}.")
@@ -101,10 +107,10 @@ _gather_grad = Op("tensor_array_gather_grad", ("dy", "like", "indices"),
                   shape_rule=lambda dy, like, indices: AbstractArray(like.shape[:1] + dy.shape[indices.ndim:],
                                                                      dy.dtype))
 _scatter_grad = Op("tensor_array_scatter_grad", ("dy", "like", "indices"),
-                   "dy cut or padded to like's rows, zero at indices",
+                   "dy cut or padded to like's rows, zero at indices (zeros if like holds no numbers)",
                    ("the same, cut or padded back to dy's rows", None, None),
                    vjp=lambda g, dy, like, indices, out: (_scatter_grad(g, dy, indices), None, None),
-                   shape_rule=lambda dy, like, indices: AbstractArray(like.shape[:1] + dy.shape[1:], dy.dtype))
+                   shape_rule=lambda dy, like, indices: AbstractArray(like.shape, dy.dtype))
 _scatter = Op("tensor_array_scatter", ("buffer", "indices", "values"), "buffer with buffer[indices] = values",
               ("dy, zero at indices", None, "dy[indices]"),
               vjp=lambda dy, buffer, indices, values, out, dynamic: (
@@ -153,7 +159,7 @@ class TensorArray:
         return [] if buffer is None else [buffer]
 
     def _component_count(self):
-        return 0 if self._shape_unknown else 1
+        return 0 if self._buffer is None and self._shape[0] is None else 1
 
     def _from_components(self, components):
         return self._derived(components[0] if components else None)
@@ -226,7 +232,7 @@ class TensorArray:
     def stack(self, name=None):
         """All the elements stacked along a new first axis: shape (size,) + element shape."""
         self._check_current("stack")
-        if self._shape_unknown and isinstance(self._size, int) and self._size == 0:
+        if self._buffer is None and self._shape[0] is None and isinstance(self._size, int) and self._size == 0:
             return zeros((0,), self._dtype)      # (TF's eager arrays: an empty array of unknown shape stacks to (0,))
         return self._buffer_to_read("stack")
 
@@ -249,26 +255,22 @@ class TensorArray:
                 f"returned; TensorArrays are values, as in tf.function. Keep the result: ta = ta.write(i, value).")
 
     def _new_buffer(self):
-        """A buffer of unwritten elements, if the element shape is known (else None)."""
+        """A buffer of unwritten elements, if the element shape's rank is known (else None). A dimension
+        known only when the graph runs is made 0: the first write, whatever its shape, replaces a buffer
+        that holds no numbers (see the tensor_array_scatter kernel)."""
         shape = self._shape[0]
-        if not _known(shape):
+        if shape is None:
             return None
         rows = None if self._dynamic or not isinstance(self._size, int) else self._size
         size = convert_to_tensor(self._size, dtype=dtypes.int32)
         return _zeros(size, element_shape=shape, dtype=self._dtype, rows=rows)
 
     def _buffer_for(self, what):
-        if self._buffer is not None:
-            return self._buffer
-        buffer = self._new_buffer()
-        if buffer is None:            # (the element shape has an unknown dimension)
-            raise InvalidArgumentError(
-                f"TensorArray.{what}: the elements' shape {_text(self._shape[0])} is known only when the graph "
-                f"runs, but the array's buffer must be made before: give element_shape= with every dimension.")
-        return buffer
+        """The buffer a write writes into (``_checked`` has given the array its element shape)."""
+        return self._buffer if self._buffer is not None else self._new_buffer()
 
     def _buffer_to_read(self, what):
-        buffer = self._buffer if self._buffer is not None else self._new_buffer()
+        buffer = self._buffer_for(what)
         if buffer is None:
             raise InvalidArgumentError(
                 f"TensorArray.{what}: no element was written and the element shape is unknown. Write first, or "

@@ -531,3 +531,88 @@ def test_a_for_over_a_tensor_of_unknown_length_traces_once():
     assert total(me.constant([1.0, 2.0, 3.0])).numpy() == 14.0
     assert total(me.zeros([0])).numpy() == 0.0
     assert len(total.get_concrete_function().inputs) == 1 and "float32[?]" in str(total.get_concrete_function().graph)
+
+
+# ---- TensorArrays carried by converted loops (tests/graph/test_tensor_array.py has the rest) ------------------
+def test_tensor_arrays_in_nested_tensor_loops_as_tf():
+    @me.function
+    def table(n, m):
+        rows = me.TensorArray(me.int32, size=n)
+        flat = me.TensorArray(me.int32, size=0, dynamic_size=True)
+        for i in me.range(n):
+            row = me.TensorArray(me.int32, size=m)          # made in the outer loop's body, its size a tensor
+            for j in me.range(m):
+                row = row.write(j, i * 10 + j)
+                flat = flat.write(i * m + j, i + j)
+            rows = rows.write(i, row.stack())              # an element whose length is known when the graph runs
+        return rows.stack(), flat.stack()
+
+    # TF 2.21: [[0, 1], [10, 11], [20, 21]] [0, 1, 1, 2, 2, 3]
+    rows, flat = table(me.constant(3), me.constant(2))
+    assert rows.numpy().tolist() == [[0, 1], [10, 11], [20, 21]] and flat.numpy().tolist() == [0, 1, 1, 2, 2, 3]
+    rows, flat = table(me.constant(2), me.constant(3))
+    assert rows.numpy().tolist() == [[0, 1, 2], [10, 11, 12]] and flat.numpy().tolist() == [0, 1, 2, 1, 2, 3]
+    assert table.experimental_get_tracing_count() == 1
+    code = me.autograph.to_code(table.python_function)
+    assert "loop variables: flat, row" in code and "loop variables: flat, rows" in code
+
+
+def test_tensor_arrays_with_break_as_tf():
+    @me.function
+    def until(xs, limit):
+        ta = me.TensorArray(me.float32, size=0, dynamic_size=True)
+        for i in me.range(me.shape(xs)[0]):
+            if xs[i] > limit:
+                break
+            ta = ta.write(i, xs[i] * 2.0)
+        return ta.stack(), ta.size()
+
+    # TF 2.21: [2.0, 4.0] 2, then [] 0
+    stacked, size = until(me.constant([1.0, 2.0, 5.0, 1.0]), me.constant(3.0))
+    assert stacked.numpy().tolist() == [2.0, 4.0] and size.numpy() == 2
+    stacked, size = until(me.constant([4.0, 2.0]), me.constant(3.0))
+    assert stacked.shape == (0,) and size.numpy() == 0
+
+    @me.function
+    def collatz(x):
+        ta = me.TensorArray(me.int32, size=0, dynamic_size=True)
+        i = me.constant(0)
+        while i < 100:
+            ta = ta.write(i, x)
+            i += 1
+            if x == 1:
+                break
+            if x % 2 == 0:
+                x = x // 2
+            else:
+                x = 3 * x + 1
+        return ta.stack()
+
+    assert collatz(me.constant(6)).numpy().tolist() == [6, 3, 10, 5, 16, 8, 4, 2, 1]     # TF 2.21: the same
+    assert collatz(me.constant(1)).numpy().tolist() == [1]
+
+
+def test_a_loop_counter_indexes_a_tensor_as_a_gather():
+    @me.function
+    def cols(x):
+        out = me.TensorArray(me.float32, size=x.shape[1])
+        for i in me.range(x.shape[1]):
+            out = out.write(i, x[:, i] + x[i, 0])
+        return out.stack()
+
+    assert cols(me.constant([[1.0, 2.0], [3.0, 4.0]])).numpy().tolist() == [[2.0, 4.0], [5.0, 7.0]]   # TF 2.21
+
+    @me.function
+    def past_the_end(x, i):
+        return x[i]
+
+    assert past_the_end(me.constant([1.0, 2.0]), me.constant(-1)).numpy() == 2.0       # as x[-1]
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"index 2 is out of range for axis 0 of size 2"):
+        past_the_end(me.constant([1.0, 2.0]), me.constant(2))
+
+    @me.function
+    def with_a_new_axis(x, i):
+        return x[None, i]
+
+    with pytest.raises(OperatorNotAllowedInGraphError, match=r"combined only with ints and slices .*me.gather"):
+        with_a_new_axis(me.constant([1.0, 2.0]), me.constant(0))

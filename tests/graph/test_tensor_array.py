@@ -355,9 +355,10 @@ def test_a_second_derivative_through_reads_and_writes_eagerly():
 
 # ---- me.while_loop and me.cond carry a TensorArray ---------------------------------------------------------
 @pytest.mark.parametrize("mode", MODES)
-def test_while_loop_carries_a_tensor_array(mode):
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_while_loop_carries_a_tensor_array(mode, dynamic):
     def squares(n):
-        ta = me.TensorArray(me.int32, size=n)
+        ta = me.TensorArray(me.int32, size=0 if dynamic else n, dynamic_size=dynamic)
         _, ta = me.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.write(i, i * i)), [0, ta])
         return ta.stack()
     np.testing.assert_array_equal(run(mode, squares, me.constant(4)).numpy(), [0, 1, 4, 9])   # TF 2.21: the same
@@ -419,3 +420,40 @@ def test_a_loop_carrying_one_is_listed_and_drawn():
     assert "tensor_array_scatter(" in str(body)
     drawing = graph.draw()
     assert "tensor_array_zeros" in drawing._repr_svg_() and "while" in drawing._repr_svg_()
+
+
+def positives_per_row(x):
+    ta = me.TensorArray(me.float32, size=x.shape[0])
+    for i in me.range(x.shape[0]):
+        ta = ta.write(i, me.boolean_mask(x[i], x[i] > 0))      # a length known only when the graph runs
+    return ta.stack()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_elements_whose_shape_is_known_when_the_graph_runs(mode):
+    x = me.constant([[1.0, -1.0, 2.0], [-3.0, 4.0, 5.0]])
+    np.testing.assert_array_equal(run(mode, positives_per_row, x).numpy(), [[1.0, 2.0], [4.0, 5.0]])
+    if mode == "traced":
+        listing = str(me.function(positives_per_row).get_concrete_function(x).graph)
+        assert "float32[2,?] = tensor_array_zeros(" in listing
+
+
+def test_elements_of_different_shapes_are_the_same_error_eagerly_and_traced():
+    x = me.constant([[1.0, -1.0, 2.0], [-3.0, -4.0, 5.0]])
+    eager, traced = error_of("eager", positives_per_row, x), error_of("traced", positives_per_row, x)
+    assert eager == traced == (InvalidArgumentError, "TensorArray.write: the value has shape (1,), but the elements "
+                                                     "have shape (2,).")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_partly_known_element_shape_is_completed_by_the_first_write(mode):
+    def f():
+        ta = me.TensorArray(me.float32, size=2, element_shape=[None, 2])
+        return ta.write(1, [[1.0, 2.0]]).stack()
+    np.testing.assert_array_equal(run(mode, f).numpy(), [[[0.0, 0.0]], [[1.0, 2.0]]])
+    assert me.TensorArray(me.float32, size=2, element_shape=[None, 2]).element_shape == (None, 2)
+
+    def g():
+        return me.TensorArray(me.float32, size=2, element_shape=[None, 2]).write(0, [1.0, 2.0]).stack()
+    assert error_of(mode, g) == (InvalidArgumentError, "TensorArray.write: the value has shape (2,), but the "
+                                                       "elements have shape (?, 2).")

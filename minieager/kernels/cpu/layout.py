@@ -231,8 +231,10 @@ def diag_part(x):
 # ---- me.TensorArray: a buffer of shape (size,) + element shape (ops/tensor_array.py) ----------------
 @register_kernel("tensor_array_zeros")
 def tensor_array_zeros(size, element_shape, dtype, rows):
-    """An array of ``size`` unwritten elements (zeros, as TF reads an element never written)."""
-    return np.zeros((int(size),) + tuple(element_shape), dtype.np_dtype)
+    """An array of ``size`` unwritten elements (zeros, as TF reads an element never written). A dimension
+    of the element shape known only when the graph runs (None) is 0 here: such a buffer holds no numbers,
+    and the first write replaces it (below)."""
+    return np.zeros((int(size),) + tuple(0 if d is None else d for d in element_shape), dtype.np_dtype)
 
 
 @register_kernel("tensor_array_scatter")
@@ -240,8 +242,10 @@ def tensor_array_scatter(buffer, indices, values, dynamic):
     """A new buffer with ``values`` at ``indices`` (one element for a scalar index), grown with zeros
     where an index is past the end (the check allows that only with ``dynamic``)."""
     rows = max(buffer.shape[0], int(indices.max()) + 1) if indices.size else buffer.shape[0]
-    out = np.zeros((rows,) + buffer.shape[1:], buffer.dtype)
-    out[:buffer.shape[0]] = buffer
+    element = values.shape[indices.ndim:]
+    out = np.zeros((rows,) + element, buffer.dtype)
+    if buffer.shape[1:] == element:       # (else the buffer holds no numbers: tensor_array_zeros)
+        out[:buffer.shape[0]] = buffer
     out[indices] = values
     return out
 
@@ -251,7 +255,9 @@ def tensor_array_scatter_grad(dy, like, indices):
     """The gradient a scatter sends to the buffer it wrote into: ``dy`` cut (or padded with zeros) to
     ``like``'s number of rows, zero at the rows the scatter overwrote."""
     rows = like.shape[0]
-    out = np.zeros((rows,) + dy.shape[1:], dy.dtype)
+    out = np.zeros(like.shape, dy.dtype)
+    if like.shape[1:] != dy.shape[1:]:    # the scatter replaced a buffer of no numbers: nothing flows back
+        return out
     kept = min(rows, dy.shape[0])
     out[:kept] = dy[:kept]
     overwritten = indices[indices < rows]
