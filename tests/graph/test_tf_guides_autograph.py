@@ -2,10 +2,12 @@
 site/en/guide) that use AutoGraph, run with only ``import tensorflow as tf`` changed to minieager.
 Each test is one cell (paraphrased only where noted), with what TF prints for it asserted.
 
-Cells not here: function [70] (a me.TensorArray carried by a graph loop: minieager's TensorArray is
-eager and Python-unrolled only); intro_to_graphs [55] is a Python `range` loop that AutoGraph leaves
-alone (it needs tf.dtypes). The guides have no SavedModel cell.
+Every cell of the two guides that uses AutoGraph is here (the guides have no SavedModel cell).
 """
+import re
+import timeit
+
+import numpy as np
 import pytest
 
 import minieager as tf
@@ -94,6 +96,61 @@ def test_function_cell_63_fizzbuzz(capsys):
     expected = [("fizzbuzz" if i % 15 == 0 else "fizz" if i % 3 == 0 else "buzz" if i % 5 == 0 else str(i))
                 for n in (5, 20) for i in range(1, n + 1)]
     assert out[5:] == expected
+
+
+def test_intro_to_graphs_cells_55_to_57_a_python_range_loop_is_unrolled(capsys):
+    # Paraphrased: timeit's number=10 instead of 1000 (the timings are only printed).
+    x = tf.random.uniform(shape=[10, 10], minval=-1, maxval=2, dtype=tf.dtypes.int32)
+
+    def power(x, y):
+        result = tf.eye(10, dtype=tf.dtypes.int32)
+        for _ in range(y):
+            result = tf.matmul(x, result)
+        return result
+
+    print("Eager execution:", timeit.timeit(lambda: power(x, 100), number=10), "seconds")
+    power_as_graph = tf.function(power)
+    print("Graph execution:", timeit.timeit(lambda: power_as_graph(x, 100), number=10), "seconds")
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"Eager execution: [0-9.e-]+ seconds\nGraph execution: [0-9.e-]+ seconds\n", out), out
+    # TF 2.21: x is int32 with values in {-1, 0, 1}; range(100) is unrolled into 100 matmuls in one graph.
+    assert x.dtype == tf.int32 and set(x.numpy().ravel().tolist()) <= {-1, 0, 1}
+    np.testing.assert_array_equal(power_as_graph(x, 100).numpy(), power(x, 100).numpy())
+    graph = power_as_graph.get_concrete_function(x, 100).graph
+    assert sum(1 for n in graph.nodes if n.kind == "call" and n.op.name == "matmul") == 100
+
+
+def test_function_cell_70_a_tensor_array_accumulates_in_a_graph_loop(capsys):
+    # Paraphrased: the input is kept (and drawn with a seed) to check the result; TF prints the tensor.
+    batch_size = 2
+    seq_len = 3
+    feature_size = 4
+
+    def rnn_step(inp, state):
+        return inp + state
+
+    @tf.function
+    def dynamic_rnn(rnn_step, input_data, initial_state):
+        # [batch, time, features] -> [time, batch, features]
+        input_data = tf.transpose(input_data, [1, 0, 2])
+        max_seq_len = input_data.shape[0]
+
+        states = tf.TensorArray(tf.float32, size=max_seq_len)
+        state = initial_state
+        for i in tf.range(max_seq_len):
+            state = rnn_step(input_data[i], state)
+            states = states.write(i, state)
+        return tf.transpose(states.stack(), [1, 0, 2])
+
+    tf.random.set_seed(70)
+    input_data = tf.random.uniform([batch_size, seq_len, feature_size])
+    result = dynamic_rnn(rnn_step, input_data, tf.zeros([batch_size, feature_size]))
+    print(result)
+    # TF 2.21 prints tf.Tensor([[[...]]], shape=(2, 3, 4), dtype=float32): each state the running sum
+    assert capsys.readouterr().out.endswith("shape=(2, 3, 4), dtype=float32)\n")
+    np.testing.assert_allclose(result.numpy(), np.cumsum(input_data.numpy(), axis=1), rtol=1e-6)
+    graph = dynamic_rnn.get_concrete_function(rnn_step, input_data, tf.zeros([batch_size, feature_size])).graph
+    assert len({n.op for n in graph.nodes if n.kind == "call" and n.op.name == "while"}) == 1     # one graph loop
 
 
 def test_function_cell_67_python_lists_unroll(capsys):
