@@ -61,6 +61,11 @@ _OPERATOR_REFS = 4
 _BINARY_OP = opcode.opmap.get("BINARY_OP")
 
 
+def private_array(t):
+    """``t``'s array if ``t``'s caller may overwrite it: elision is on and ``_private_array`` allows it."""
+    return _private_array(t) if enabled else None
+
+
 def argument(t):
     """``t``'s array if ``t`` is a temporary passed to an op function (``me.tanh(x * w)``) and
     its array may be overwritten with the op's result; else None."""
@@ -83,7 +88,8 @@ def _called_from_binary_op():
 
 
 def _private_array(t):
-    """``t``'s array if nothing but ``t`` refers to it, it owns its memory and it is large enough."""
+    """``t``'s array if nothing but ``t`` refers to it, it owns its memory and it is large enough
+    (also how ``me.TensorArray.write`` knows it may write into its buffer, ops/tensor_array.py)."""
     if observers or t._device != CPU:
         return None
     array = t._value

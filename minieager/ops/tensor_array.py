@@ -14,7 +14,10 @@ its buffer and builds it again around the loop's output. So eager and traced cod
 with the same checks (an index past the end, a negative index) and the same gradient rules.
 
 Like TF's arrays, a TensorArray is a value: ``write`` returns a new one (write ``ta = ta.write(i, v)``),
-and using the old one afterwards is an error rather than a silent read of the old contents.
+and using the old one afterwards is an error rather than a silent read of the old contents. So eagerly,
+with no tape open, a write may change a large buffer in place when nothing else holds it (a ``stack()``
+result does: then it copies), as TF writes a TensorList that only it holds: a loop of n writes then
+costs n element copies, not n buffer copies (engine/temporaries.py says how "nothing else" is known).
 The element shape comes from ``element_shape=`` or the first write; the buffer is made then (zeros:
 an element never written reads as zeros, as in TF). An array whose first write happens inside a graph
 loop learns its element shape from a trial trace of the loop's body (control_flow.while_loop).
@@ -24,10 +27,11 @@ does, eagerly too, so that both agree: a read never clears its element (``clear_
 accepted and changes nothing).
 """
 import math
+import sys
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine import dtypes, temporaries
 from ..engine.abstract import AbstractArray
 from ..engine.device import to_host
 from ..engine.op import Op
@@ -53,7 +57,8 @@ def _check_scatter(buffer, indices, values, dynamic, what="write"):
     indices = to_host(indices)
     if not indices.size:
         return
-    low, high, rows = int(indices.min()), int(indices.max()), buffer.shape[0]
+    low, high = (int(indices.min()), int(indices.max())) if indices.ndim else (int(indices),) * 2
+    rows = buffer.shape[0]
     if low < 0:
         raise OutOfRangeError(f"TensorArray.{what}: negative indices ({low}) are not allowed.")
     if high >= rows and not dynamic:
@@ -195,8 +200,11 @@ class TensorArray:
         self._check_current("write")
         index = self._indices(index, "write", scalar=True)
         value = self._checked(value, "write")
-        buffer = self._buffer_for("write")
-        return self._replaced_by(_scatter(buffer, index, value, dynamic=self._dynamic))
+        if not tracers and self._buffer is not None and sys.getrefcount(self._buffer) == 2:  # (this array's, the argument)
+            into = temporaries.private_array(self._buffer)
+            if into is not None and int(index) < into.shape[0] and value.shape == into.shape[1:]:
+                return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, into=into))
+        return self._replaced_by(_scatter(self._buffer_for("write"), index, value, dynamic=self._dynamic))
 
     def scatter(self, indices, value, name=None):
         """A new TensorArray with row k of ``value`` at ``indices[k]``."""
@@ -307,8 +315,11 @@ class TensorArray:
     def _indices(index, what, scalar):
         if isinstance(index, (bool, np.bool_)) or isinstance(index, (float, np.floating)):
             raise DTypeError(f"TensorArray.{what}: indices must be integers, got {index!r}.")
-        if isinstance(index, (int, np.integer)) and index < 0:
-            raise OutOfRangeError(f"TensorArray.{what}: negative indices ({int(index)}) are not allowed.")
+        if isinstance(index, (int, np.integer)):
+            if index < 0:
+                raise OutOfRangeError(f"TensorArray.{what}: negative indices ({int(index)}) are not allowed.")
+            if index < 2**31:
+                index = np.int32(index)     # (converted faster than a Python int, whose dtype is looked for)
         try:
             index = convert_to_tensor(index)
         except InvalidArgumentError as err:

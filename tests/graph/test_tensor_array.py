@@ -457,3 +457,29 @@ def test_a_partly_known_element_shape_is_completed_by_the_first_write(mode):
         return me.TensorArray(me.float32, size=2, element_shape=[None, 2]).write(0, [1.0, 2.0]).stack()
     assert error_of(mode, g) == (InvalidArgumentError, "TensorArray.write: the value has shape (2,), but the "
                                                        "elements have shape (?, 2).")
+
+
+def address(ta):
+    return ta._buffer._value.__array_interface__["data"][0]
+
+
+def test_eager_writes_to_a_large_buffer_nothing_else_holds_are_made_in_place():
+    # 300 elements of 256: over engine/temporaries.MIN_SIZE, so a write may reuse the buffer's memory...
+    ta = me.TensorArray(me.float32, size=300, element_shape=[256])
+    ta = ta.write(0, me.ones([256]))
+    for i in range(1, 300):                                     # (an address, not the array: holding it would
+        before = address(ta)                                    # stop the reuse; a copy is made while the
+        ta = ta.write(i, me.fill([256], float(i)))              # old array lives, so its address differs)
+        assert address(ta) == before                            # ... every write after the first one did
+    held = ta.stack()                                           # ... unless something holds the buffer:
+    ta = ta.write(0, me.fill([256], -1.0))
+    assert held.numpy()[0, 0] == 1.0 and ta.stack().numpy()[0, 0] == -1.0
+    np.testing.assert_array_equal(held.numpy()[:, 0], [1.0] + list(range(1, 300)))
+    with me.GradientTape() as tape:                             # a tape keeps the buffer for the gradient
+        x = me.constant(np.full(256, 2.0, np.float32))
+        tape.watch(x)
+        before = address(ta)
+        ta = ta.write(5, x * x)
+        assert address(ta) != before
+        y = me.reduce_sum(ta.stack())
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), np.full(256, 4.0))

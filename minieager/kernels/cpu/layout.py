@@ -238,9 +238,13 @@ def tensor_array_zeros(size, element_shape, dtype, rows):
 
 
 @register_kernel("tensor_array_scatter")
-def tensor_array_scatter(buffer, indices, values, dynamic):
+def tensor_array_scatter(buffer, indices, values, dynamic, into=None):
     """A new buffer with ``values`` at ``indices`` (one element for a scalar index), grown with zeros
-    where an index is past the end (the check allows that only with ``dynamic``)."""
+    where an index is past the end (the check allows that only with ``dynamic``). ``into``: the buffer
+    itself, which nothing else holds (ops/tensor_array.py), written in place."""
+    if into is not None:
+        into[indices] = values
+        return into
     rows = max(buffer.shape[0], int(indices.max()) + 1) if indices.size else buffer.shape[0]
     element = values.shape[indices.ndim:]
     out = np.zeros((rows,) + element, buffer.dtype)
