@@ -257,7 +257,9 @@ def test_value_dependent_indexing_is_refused_and_gather_works():
     np.testing.assert_allclose(pick(me.constant([0, 0])).numpy(), [[1.0, 2.0], [1.0, 2.0]])
 
     with pytest.raises(OperatorNotAllowedInGraphError, match="Use me.gather"):
-        me.function(lambda x, i: x[i])(me.ones(3), me.constant(1))
+        me.function(lambda x, i: x[i])(me.ones(3), me.constant([1, 2]))
+    # A scalar int index is a gather, as TF 2.21's x[i] (a strided slice) in a tf.function: 2.0.
+    assert me.function(lambda x, i: x[i])(me.constant([1.0, 2.0, 3.0]), me.constant(1)).numpy() == 2.0
     # me.where(cond) has as many rows as cond has True values: unknown while tracing, as in TF.
     where = me.function(lambda x: me.where(x > 0))
     np.testing.assert_array_equal(where(me.constant([1.0, -1.0, 2.0])).numpy(), [[0], [2]])
