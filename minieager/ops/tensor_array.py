@@ -53,7 +53,7 @@ def _check_zeros(size, element_shape, dtype, rows):
         raise InvalidArgumentError(f"TensorArray: size must be 0 or more, got {int(to_host(size))}.")
 
 
-def _check_scatter(buffer, indices, values, dynamic, what="write"):
+def _check_scatter(buffer, indices, values, dynamic, what):
     indices = to_host(indices)
     if not indices.size:
         return
@@ -65,6 +65,9 @@ def _check_scatter(buffer, indices, values, dynamic, what="write"):
         raise OutOfRangeError(
             f"TensorArray.{what}: index {high} is beyond the array's size {rows}, and the array is not "
             f"resizeable. Make it with dynamic_size=True, or a larger size=.")
+    if indices.ndim and values.shape[0] != indices.size:
+        raise InvalidArgumentError(f"TensorArray.{what}: {indices.size} indices for a value with {values.shape[0]} "
+                                   f"rows.")
     element, known = values.shape[indices.ndim:], buffer.shape[1:]
     if element != known and math.prod(known):     # (a buffer of no numbers is replaced: _new_buffer)
         raise InvalidArgumentError(f"TensorArray.{what}: the value has shape {_text(element)}, but the elements "
@@ -92,7 +95,7 @@ def _check_unstack(value, size, dynamic):
             f"that is not resizeable. Make it with dynamic_size=True, or a larger size=.")
 
 
-def _rows_rule(buffer, indices, values, dynamic):
+def _rows_rule(buffer, indices, values, dynamic, what):
     """A scatter keeps the buffer's shape; a resizeable array's number of rows is known when it runs."""
     return AbstractArray((None if dynamic else buffer.shape[0],) + buffer.shape[1:], buffer.dtype)
 
@@ -118,7 +121,7 @@ _scatter_grad = Op("tensor_array_scatter_grad", ("dy", "like", "indices"),
                    shape_rule=lambda dy, like, indices: AbstractArray(like.shape, dy.dtype))
 _scatter = Op("tensor_array_scatter", ("buffer", "indices", "values"), "buffer with buffer[indices] = values",
               ("dy, zero at indices", None, "dy[indices]"),
-              vjp=lambda dy, buffer, indices, values, out, dynamic: (
+              vjp=lambda dy, buffer, indices, values, out, dynamic, what: (
                   _scatter_grad(dy, buffer, indices), None, _gather(dy, indices, what="write")),
               shape_rule=_rows_rule, check=_check_scatter)
 _unstack = Op("tensor_array_unstack", ("value", "size"), "value (its rows become the elements)", ("dy", None),
@@ -200,11 +203,12 @@ class TensorArray:
         self._check_current("write")
         index = self._indices(index, "write", scalar=True)
         value = self._checked(value, "write")
-        if not tracers and self._buffer is not None and sys.getrefcount(self._buffer) == 2:  # (this array's, the argument)
+        # (2 references: this array's and getrefcount's argument; the array this one replaces is never used again)
+        if not tracers and self._buffer is not None and sys.getrefcount(self._buffer) == 2:
             into = temporaries.private_array(self._buffer)
             if into is not None and int(index) < into.shape[0] and value.shape == into.shape[1:]:
-                return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, into=into))
-        return self._replaced_by(_scatter(self._buffer_for("write"), index, value, dynamic=self._dynamic))
+                return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, what="write", into=into))
+        return self._replaced_by(_scatter(self._buffer_for("write"), index, value, dynamic=self._dynamic, what="write"))
 
     def scatter(self, indices, value, name=None):
         """A new TensorArray with row k of ``value`` at ``indices[k]``."""
@@ -215,7 +219,7 @@ class TensorArray:
             raise InvalidArgumentError(
                 f"TensorArray.scatter: {indices.shape[0]} indices for a value with {value.shape[0]} rows.")
         buffer = self._buffer_for("scatter")
-        return self._replaced_by(_scatter(buffer, indices, value, dynamic=self._dynamic))
+        return self._replaced_by(_scatter(buffer, indices, value, dynamic=self._dynamic, what="scatter"))
 
     def unstack(self, value, name=None):
         """A new TensorArray whose elements are the rows of ``value`` (its size: their number, as TF's eager arrays)."""

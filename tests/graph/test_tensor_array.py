@@ -483,3 +483,27 @@ def test_eager_writes_to_a_large_buffer_nothing_else_holds_are_made_in_place():
         assert address(ta) != before
         y = me.reduce_sum(ta.stack())
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), np.full(256, 4.0))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_scatter_writes_rows_at_indices(mode):
+    def scattered():
+        ta = me.TensorArray(me.float32, size=4, element_shape=[2])
+        return ta.scatter([3, 1], me.constant([[1.0, 2.0], [3.0, 4.0]])).stack()
+    # TF 2.21: [[0, 0], [3, 4], [0, 0], [1, 2]]
+    np.testing.assert_array_equal(run(mode, scattered).numpy(), [[0, 0], [3, 4], [0, 0], [1, 2]])
+
+    def twice():
+        return me.TensorArray(me.float32, size=4).scatter([1, 1], me.constant([1.0, 2.0])).stack()
+    assert error_of(mode, twice) == (InvalidArgumentError, "TensorArray.scatter: each index may be written once per "
+                                                           "scatter, got [1, 1].")
+
+
+def test_scatter_checks_the_number_of_rows_when_the_graph_runs():
+    @me.function(input_signature=[me.TensorSpec([None], me.int32), me.TensorSpec([None], me.float32)])
+    def scattered(indices, values):
+        return me.TensorArray(me.float32, size=4).scatter(indices, values).stack()
+
+    np.testing.assert_array_equal(scattered(me.constant([2]), me.constant([5.0])).numpy(), [0, 0, 5, 0])
+    with pytest.raises(InvalidArgumentError, match=r"TensorArray.scatter: 2 indices for a value with 1 rows"):
+        scattered(me.constant([0, 1]), me.constant([5.0]))

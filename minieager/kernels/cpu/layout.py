@@ -238,7 +238,7 @@ def tensor_array_zeros(size, element_shape, dtype, rows):
 
 
 @register_kernel("tensor_array_scatter")
-def tensor_array_scatter(buffer, indices, values, dynamic, into=None):
+def tensor_array_scatter(buffer, indices, values, dynamic, what, into=None):
     """A new buffer with ``values`` at ``indices`` (one element for a scalar index), grown with zeros
     where an index is past the end (the check allows that only with ``dynamic``). ``into``: the buffer
     itself, which nothing else holds (ops/tensor_array.py), written in place."""
