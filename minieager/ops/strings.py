@@ -20,7 +20,7 @@ from ..engine.abstract import AbstractArray, broadcast, of, same
 from ..engine.op import Op
 from ..engine.tensor import Tensor
 from ..errors import DTypeError, InvalidArgumentError
-from . import indexing, shape
+from . import indexing, shape, tensor_array
 from . import elementwise as ew
 from ._axes import normalize_axis
 from ._operands import check_broadcast
@@ -29,7 +29,8 @@ from .creation import constant, convert_to_tensor
 # The ops of other modules that take string tensors: they move, pick or compare elements and never
 # compute with them (their kernels are NumPy indexing and copying).
 STRING_OPS = (shape._identity, shape._stop_gradient, shape._reshape, shape._transpose, shape._broadcast_to,
-              shape._tile, shape._concat, indexing._getitem, indexing._gather, indexing._gather_nd, ew._where)
+              shape._tile, shape._concat, indexing._getitem, indexing._gather, indexing._gather_nd, ew._where,
+              tensor_array._scatter, tensor_array._gather, tensor_array._unstack)
 for _op in STRING_OPS:
     _op.strings = True
 

@@ -507,3 +507,14 @@ def test_scatter_checks_the_number_of_rows_when_the_graph_runs():
     np.testing.assert_array_equal(scattered(me.constant([2]), me.constant([5.0])).numpy(), [0, 0, 5, 0])
     with pytest.raises(InvalidArgumentError, match=r"TensorArray.scatter: 2 indices for a value with 1 rows"):
         scattered(me.constant([0, 1]), me.constant([5.0]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_string_elements(mode):
+    def words(n):
+        ta = me.TensorArray(me.string, size=3)
+        for i in me.range(n):
+            ta = ta.write(i, me.strings.as_string(i * 10))
+        return ta.stack(), ta.read(1)
+    stacked, second = run(mode, words, me.constant(2))
+    assert stacked.numpy().tolist() == [b"0", b"10", b""] and second.numpy() == b"10"    # TF 2.21: the same

@@ -231,10 +231,11 @@ def diag_part(x):
 # ---- me.TensorArray: a buffer of shape (size,) + element shape (ops/tensor_array.py) ----------------
 @register_kernel("tensor_array_zeros")
 def tensor_array_zeros(size, element_shape, dtype, rows):
-    """An array of ``size`` unwritten elements (zeros, as TF reads an element never written). A dimension
-    of the element shape known only when the graph runs (None) is 0 here: such a buffer holds no numbers,
-    and the first write replaces it (below)."""
-    return np.zeros((int(size),) + tuple(0 if d is None else d for d in element_shape), dtype.np_dtype)
+    """An array of ``size`` unwritten elements (zeros, or empty strings, as TF reads an element never
+    written). A dimension of the element shape known only when the graph runs (None) is 0 here: such a
+    buffer holds no numbers, and the first write replaces it (below)."""
+    shape = (int(size),) + tuple(0 if d is None else d for d in element_shape)
+    return np.full(shape, b"", object) if dtype.np_dtype == object else np.zeros(shape, dtype.np_dtype)
 
 
 @register_kernel("tensor_array_scatter")
