@@ -57,7 +57,13 @@ def _normalize_index(index, shape, op_name="getitem"):
         out.append(item)
     index = tuple(out)
     try:
-        np.empty(shape, dtype=np.bool_)[index]   # validate against the shape, cheaply (no data)
+        if None in shape:      # a dimension known when the graph runs: a large stand-in now; the kernel checks then
+            big = int(2 ** (60 / shape.count(None)))           # (the stand-ins' product must fit an int64)
+            probe = np.lib.stride_tricks.as_strided(np.empty(1, np.bool_), [big if d is None else d for d in shape],
+                                                    [0] * len(shape))
+        else:
+            probe = np.empty(shape, dtype=np.bool_)
+        probe[index]           # validate against the shape, cheaply (no data)
     except (IndexError, TypeError, ValueError, OverflowError) as err:
         raise InvalidArgumentError(f"{op_name}: {err} (tensor shape {tuple(shape)}).") from None
     return index

@@ -100,6 +100,27 @@ def test_shape_and_size_of_an_unknown_batch_are_computed_when_the_graph_runs():
         assert shape.dtype == me.int32 and size.dtype == me.int32
 
 
+def test_basic_indexing_of_unknown_dimensions_is_checked_when_the_graph_runs():
+    @me.function(input_signature=[me.TensorSpec([None, None, 4])])
+    def pick(x):
+        return x[0], x[:, 1], x[-1, :, 2:]
+
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for got, want in zip(pick(me.constant(x)), (x[0], x[:, 1], x[-1, :, 2:])):
+        np.testing.assert_array_equal(got.numpy(), want)
+    assert "float32[?,4] = getitem(x) {index=(0,)}" in str(pick.get_concrete_function().graph)
+    eager = "getitem: index 0 is out of bounds for axis 0 with size 0 (tensor shape (0, 3, 4))."
+    with pytest.raises(InvalidArgumentError) as info:
+        me.zeros([0, 3, 4])[0]
+    assert str(info.value) == eager
+    with pytest.raises(InvalidArgumentError) as info:            # the eager error, and the node it came from
+        pick(me.zeros([0, 3, 4]))
+    assert str(info.value).startswith(eager + " (in graph node")
+    known = me.function(lambda x: x[:, :, 4], input_signature=[me.TensorSpec([None, None, 4])])
+    with pytest.raises(InvalidArgumentError, match=r"getitem: index 4 is out of bounds for axis 2 with size 4"):
+        known.get_concrete_function()            # a dimension known while tracing is checked then
+
+
 def test_signature_keys_floats_by_bits_and_nan_as_one_value():
     f = me.function(lambda x, c: x / c)
     x = me.constant([1.0, -1.0])

@@ -518,3 +518,22 @@ def test_string_elements(mode):
         return ta.stack(), ta.read(1)
     stacked, second = run(mode, words, me.constant(2))
     assert stacked.numpy().tolist() == [b"0", b"10", b""] and second.numpy() == b"10"    # TF 2.21: the same
+
+
+def test_the_guides_rnn_with_unknown_batch_and_time_traces_once():
+    @me.function(input_signature=[me.TensorSpec([None, None, 4])])
+    def dynamic_rnn(input_data):
+        input_data = me.transpose(input_data, [1, 0, 2])
+        max_seq_len = me.shape(input_data)[0]
+        states = me.TensorArray(me.float32, size=max_seq_len)    # elements float32[?,4]: the batch is unknown
+        state = input_data[0] * 0.0
+        for i in me.range(max_seq_len):
+            state = input_data[i] + state
+            states = states.write(i, state)
+        return me.transpose(states.stack(), [1, 0, 2])
+
+    for shape in ([2, 3, 4], [1, 5, 4]):
+        x = me.random.uniform(shape)
+        np.testing.assert_allclose(dynamic_rnn(x).numpy(), np.cumsum(x.numpy(), axis=1), rtol=1e-6)
+    assert dynamic_rnn.experimental_get_tracing_count() == 1
+    assert "float32[?,?,4] = tensor_array_zeros(" in str(dynamic_rnn.get_concrete_function().graph)

@@ -7,6 +7,7 @@ every array handed to a numba kernel is made contiguous where that kernel needs 
 """
 import numpy as np
 
+from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 
 
@@ -69,7 +70,10 @@ def pad(x, paddings, constant_values):
 
 @register_kernel("getitem")
 def getitem(x, index):
-    return np.asarray(x[index], dtype=x.dtype, order="C")   # (a string's element is bytes: keep it an object array)
+    try:
+        return np.asarray(x[index], dtype=x.dtype, order="C")   # (a string's element is bytes: keep it an object array)
+    except IndexError as err:   # an index into a dimension known only when a graph runs: the eager op's error
+        raise InvalidArgumentError(f"getitem: {err} (tensor shape {x.shape}).") from None
 
 
 def _added_at(out, index, values):
