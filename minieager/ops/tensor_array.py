@@ -163,7 +163,7 @@ class TensorArray:
 
     # ---- what nest, me.while_loop and me.cond see: the buffer ---------------------------------------
     def _components(self):
-        buffer = self._buffer if self._buffer is not None else self._new_buffer()
+        buffer = self._buffer_or_new()
         return [] if buffer is None else [buffer]
 
     def _component_count(self):
@@ -208,7 +208,7 @@ class TensorArray:
             into = temporaries.private_array(self._buffer)
             if into is not None and int(index) < into.shape[0] and value.shape == into.shape[1:]:
                 return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, what="write", into=into))
-        return self._replaced_by(_scatter(self._buffer_for("write"), index, value, dynamic=self._dynamic, what="write"))
+        return self._replaced_by(_scatter(self._buffer_or_new(), index, value, dynamic=self._dynamic, what="write"))
 
     def scatter(self, indices, value, name=None):
         """A new TensorArray with row k of ``value`` at ``indices[k]``."""
@@ -218,7 +218,7 @@ class TensorArray:
         if indices.shape[0] is not None and value.shape[0] is not None and indices.shape[0] != value.shape[0]:
             raise InvalidArgumentError(
                 f"TensorArray.scatter: {indices.shape[0]} indices for a value with {value.shape[0]} rows.")
-        buffer = self._buffer_for("scatter")
+        buffer = self._buffer_or_new()
         return self._replaced_by(_scatter(buffer, indices, value, dynamic=self._dynamic, what="scatter"))
 
     def unstack(self, value, name=None):
@@ -277,12 +277,12 @@ class TensorArray:
         size = convert_to_tensor(self._size, dtype=dtypes.int32)
         return _zeros(size, element_shape=shape, dtype=self._dtype, rows=rows)
 
-    def _buffer_for(self, what):
-        """The buffer a write writes into (``_checked`` has given the array its element shape)."""
+    def _buffer_or_new(self):
+        """The buffer, or a new one of unwritten elements (None while the element shape is unknown)."""
         return self._buffer if self._buffer is not None else self._new_buffer()
 
     def _buffer_to_read(self, what):
-        buffer = self._buffer_for(what)
+        buffer = self._buffer_or_new()
         if buffer is None:
             raise InvalidArgumentError(
                 f"TensorArray.{what}: no element was written and the element shape is unknown. Write first, or "
