@@ -537,3 +537,46 @@ def test_the_guides_rnn_with_unknown_batch_and_time_traces_once():
         np.testing.assert_allclose(dynamic_rnn(x).numpy(), np.cumsum(x.numpy(), axis=1), rtol=1e-6)
     assert dynamic_rnn.experimental_get_tracing_count() == 1
     assert "float32[?,?,4] = tensor_array_zeros(" in str(dynamic_rnn.get_concrete_function().graph)
+
+
+def scattered_then_read(x, w):
+    ta = me.TensorArray(me.float64, size=0, dynamic_size=True, element_shape=[2])
+    ta = ta.scatter([4, 1], x * w)                      # grows to 5 rows, rows 0, 2, 3 unwritten
+    ta = ta.write(1, me.sin(x[0]))                      # overwrites row 1: its first value gets no gradient
+    return me.reduce_sum(ta.stack() * me.constant(np.arange(10.0).reshape(5, 2))) + me.reduce_sum(ta.read(4) ** 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_scatter_and_overwrite_gradients_match_finite_differences(mode):
+    x = me.constant([[0.3, -0.7], [1.1, 0.4]], me.float64)
+    w = me.constant([1.5, -0.5], me.float64)
+    fn = scattered_then_read if mode == "eager" else me.function(scattered_then_read)
+    me.testing.check_gradients(fn, x, w)
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x, w)
+    # d/dx: row 0 of x * w went to row 4 (weights 8, 9, plus the read's 2 (x w) w); row 1 was overwritten
+    # by sin(x[0]) (weights 2, 3)
+    xw = x.numpy() * w.numpy()
+    expected = np.array([(np.array([8.0, 9.0]) + 2 * xw[0]) * w.numpy() + np.cos(x.numpy()[0]) * [2.0, 3.0],
+                         [0.0, 0.0]])
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-12)
+
+
+def test_a_second_derivative_through_a_graph_loop_under_outer_tapes():
+    @me.function
+    def cubes(x):
+        ta = me.TensorArray(me.float64, size=3)
+        for i in me.range(3):
+            ta = ta.write(i, x ** me.cast(i + 1, me.float64))
+        return me.reduce_sum(ta.stack())                # x + x^2 + x^3
+
+    x = me.constant(0.5, me.float64)
+    with me.GradientTape() as outer:
+        outer.watch(x)
+        with me.GradientTape() as inner:
+            inner.watch(x)
+            y = cubes(x)
+        dy = inner.gradient(y, x)
+    assert abs(float(dy) - (1 + 2 * 0.5 + 3 * 0.25)) < 1e-12
+    assert abs(float(outer.gradient(dy, x)) - (2 + 6 * 0.5)) < 1e-12
