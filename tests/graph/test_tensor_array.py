@@ -580,3 +580,19 @@ def test_a_second_derivative_through_a_graph_loop_under_outer_tapes():
         dy = inner.gradient(y, x)
     assert abs(float(dy) - (1 + 2 * 0.5 + 3 * 0.25)) < 1e-12
     assert abs(float(outer.gradient(dy, x)) - (2 + 6 * 0.5)) < 1e-12
+
+
+def test_a_saved_model_keeps_a_loop_that_fills_a_tensor_array(tmp_path):
+    class Positives(me.Module):
+        @me.function(input_signature=[me.TensorSpec([None, 2])])
+        def __call__(self, x):
+            ta = me.TensorArray(me.float32, size=0, dynamic_size=True, element_shape=[None])
+            for i in me.range(me.shape(x)[0]):
+                ta = ta.write(i, me.boolean_mask(x[i], x[i] > 0) * 2.0)
+            return ta.concat()
+
+    x = me.constant([[1.0, -2.0], [3.0, -4.0]])
+    me.saved_model.save(Positives(), str(tmp_path / "positives"))
+    loaded = me.saved_model.load(str(tmp_path / "positives"))
+    np.testing.assert_array_equal(loaded(x).numpy(), [2.0, 6.0])
+    np.testing.assert_array_equal(loaded(me.constant([[5.0, 1.0]])).numpy(), [10.0, 2.0])
