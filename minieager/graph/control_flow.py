@@ -32,6 +32,7 @@ from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
 from ..ops.creation import convert_to_tensor, zeros_like
 from ..ops.shape import identity
+from ..ops.tensor_array import unused_writes
 from .ir import run, run_arrays
 from .symbolic import SymbolicTensor
 from .tracing import Tracer
@@ -87,6 +88,10 @@ def _subgraph(outer, name, fn, args=(), placeholders=()):
         flat = _flat_tensors(result, name)
         graph = sub.graph(flat)
     sub.close()
+    if unused_writes(sub):
+        raise InvalidArgumentError(
+            f"TensorArray.write: an array that a write returned in a loop body or a branch is never used, so the "
+            f"write is lost (while tracing {name}). TensorArrays are values: keep the result, ta = ta.write(i, value).")
     return graph, list(sub.captures), result
 
 

@@ -28,6 +28,7 @@ accepted and changes nothing).
 """
 import math
 import sys
+import weakref
 
 import numpy as np
 
@@ -147,22 +148,27 @@ class TensorArray:
         self._shape = [_element_shape(element_shape)]    # one list, shared by every array written from this one
         self._buffer = None                       # made by the first write, or when the element shape is known
         self._made_in = tracers[-1] if tracers else None
-        self._replaced = False
+        self._replaced = self._used = False
 
     def _derived(self, buffer):
         """The array after a write: the same settings and shared element shape, a new buffer."""
         new = object.__new__(TensorArray)
         new.__dict__.update(self.__dict__)
-        new._buffer, new._made_in, new._replaced = buffer, (tracers[-1] if tracers else None), False
+        new._buffer, new._made_in, new._replaced, new._used = buffer, (tracers[-1] if tracers else None), False, False
         return new
 
     def _replaced_by(self, buffer):
-        if self._made_in is (tracers[-1] if tracers else None):
+        current = tracers[-1] if tracers else None
+        if self._made_in is current:
             self._replaced = True       # (an array of an enclosing trace stays usable: a branch may use it)
-        return self._derived(buffer)
+        new = self._derived(buffer)
+        if getattr(current, "parent", None) is not None:      # a loop body or a branch: see unused_writes
+            _written_in.setdefault(current, []).append(new)
+        return new
 
     # ---- what nest, me.while_loop and me.cond see: the buffer ---------------------------------------
     def _components(self):
+        self._used = True
         buffer = self._buffer_or_new()
         return [] if buffer is None else [buffer]
 
@@ -207,7 +213,8 @@ class TensorArray:
         if not tracers and self._buffer is not None and sys.getrefcount(self._buffer) == 2:
             into = temporaries.private_array(self._buffer)
             if into is not None and int(index) < into.shape[0] and value.shape == into.shape[1:]:
-                return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, what="write", into=into))
+                return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, what="write",
+                                                  into=into))
         return self._replaced_by(_scatter(self._buffer_or_new(), index, value, dynamic=self._dynamic, what="write"))
 
     def scatter(self, indices, value, name=None):
@@ -261,6 +268,7 @@ class TensorArray:
 
     # ---- helpers ------------------------------------------------------------------------------------
     def _check_current(self, what):
+        self._used = True
         if self._replaced:
             raise InvalidArgumentError(
                 f"TensorArray.{what}: this TensorArray was replaced by the one a write (or scatter, unstack) "
@@ -341,6 +349,17 @@ class TensorArray:
     def __repr__(self):
         size = self._size if self._buffer is None else self._buffer.shape[0]
         return f"<me.TensorArray: size={size if isinstance(size, int) else '?'}, dtype={self._dtype.name}>"
+
+
+# The arrays a write made while tracing a loop body or a branch, by tracer: each must be used there (written
+# again, read, or handed out of the body), or the write is lost. Eagerly the next use of the array that write
+# replaced raises; in the body's single trace that use may never come, so control_flow asks at its end.
+_written_in = weakref.WeakKeyDictionary()
+
+
+def unused_writes(tracer):
+    """How many arrays written while ``tracer`` traced a body or branch were then never used."""
+    return sum(1 for ta in _written_in.pop(tracer, ()) if not ta._used)
 
 
 def _size(size):

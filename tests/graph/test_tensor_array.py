@@ -596,3 +596,22 @@ def test_a_saved_model_keeps_a_loop_that_fills_a_tensor_array(tmp_path):
     loaded = me.saved_model.load(str(tmp_path / "positives"))
     np.testing.assert_array_equal(loaded(x).numpy(), [2.0, 6.0])
     np.testing.assert_array_equal(loaded(me.constant([[5.0, 1.0]])).numpy(), [10.0, 2.0])
+
+
+def write_without_keeping_the_result(n):
+    ta = me.TensorArray(me.float32, size=3, element_shape=[])
+    for i in me.range(n):
+        ta.write(i, 1.0)
+    return ta.stack()
+
+
+def test_a_write_whose_result_is_dropped_in_a_loop_is_an_error_eagerly_and_traced():
+    # TF 2.21: its eager arrays change in place (the loop fills the array: [1, 1, 1]); its tf.function drops the
+    # writes ([0, 0, 0], with a logged warning). minieager raises in both modes, each at its first chance.
+    with pytest.raises(InvalidArgumentError, match=r"TensorArray.write: this TensorArray was replaced by the one a "
+                                                   r"write .* ta = ta.write\(i, value\)"):
+        write_without_keeping_the_result(me.constant(3))
+    with pytest.raises(InvalidArgumentError, match=r"TensorArray.write: an array that a write returned in a loop "
+                                                   r"body or a branch is never used, so the write is lost .* "
+                                                   r"ta = ta.write\(i, value\)"):
+        me.function(write_without_keeping_the_result)(me.constant(3))
