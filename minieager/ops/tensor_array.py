@@ -14,7 +14,8 @@ its buffer and builds it again around the loop's output. So eager and traced cod
 with the same checks (an index past the end, a negative index) and the same gradient rules.
 
 Like TF's arrays, a TensorArray is a value: ``write`` returns a new one (write ``ta = ta.write(i, v)``),
-and using the old one afterwards is an error rather than a silent read of the old contents. So eagerly,
+and using the old one afterwards is an error rather than a silent read of the old contents (as is, in a
+loop body or branch that is traced once, a write whose result is never used: ``unused_writes``). So eagerly,
 with no tape open, a write may change a large buffer in place when nothing else holds it (a ``stack()``
 result does: then it copies), as TF writes a TensorList that only it holds: a loop of n writes then
 costs n element copies, not n buffer copies (engine/temporaries.py says how "nothing else" is known).
