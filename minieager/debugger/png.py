@@ -44,17 +44,19 @@ def _colour(text, opacity=1.0):
 
 
 def _curve(d):
-    """Points along a path 'M x,y C x,y x,y x,y' (the only kind svg.render writes)."""
+    """Points along a path 'M x,y C x,y x,y x,y [C ...]' (the only kind svg.render writes: one
+    cubic, or dot's route of several)."""
     v = [float(x) for x in NUMBER.findall(d)]
-    if len(v) != 8:
+    if len(v) < 8 or (len(v) - 2) % 6:
         return None
-    (x0, y0, x1, y1, x2, y2, x3, y3) = v
-    pts = []
-    for i in range(25):
-        t = i / 24
-        u = 1 - t
-        pts.append((u ** 3 * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t ** 3 * x3,
-                    u ** 3 * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t ** 3 * y3))
+    pts = [(v[0], v[1])]
+    for k in range(2, len(v), 6):
+        (x0, y0), (x1, y1, x2, y2, x3, y3) = pts[-1], v[k:k + 6]
+        for i in range(1, 25):
+            t = i / 24
+            u = 1 - t
+            pts.append((u ** 3 * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t ** 3 * x3,
+                        u ** 3 * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t ** 3 * y3))
     return pts
 
 
@@ -68,20 +70,23 @@ def to_png(svg_text):
     markers = {m.get("id"): _colour(m.find(f"{SVG}path").get("fill")) for m in root.iter(f"{SVG}marker")}
     image = Image.new("RGBA", size, (255, 255, 255, 255))
 
-    def xy(x, y):
-        return ((x - vx) * SCALE, (y - vy) * SCALE)
+    def draw_into(target, parent, dx=0.0, dy=0.0):
+        def xy(x, y):
+            return ((x + dx - vx) * SCALE, (y + dy - vy) * SCALE)
 
-    def draw_into(target, parent):
         for el in parent:
             tag = el.tag.replace(SVG, "")
             opacity = float(el.get("opacity", 1))
+            # A group may be moved (svg.arrange puts several pictures into one with translate).
+            shift = [float(v) for v in NUMBER.findall(el.get("transform", ""))] if tag == "g" else []
+            gx, gy = (dx + shift[0], dy + shift[1]) if len(shift) == 2 else (dx, dy)
             if tag == "g" and opacity < 1:       # a faded node: drawn apart, then blended in
                 layer = Image.new("RGBA", size, (0, 0, 0, 0))
-                draw_into(layer, el)
+                draw_into(layer, el, gx, gy)
                 layer.putalpha(layer.getchannel("A").point(lambda a: round(a * opacity)))
                 target.alpha_composite(layer)
             elif tag == "g":
-                draw_into(target, el)
+                draw_into(target, el, gx, gy)
             elif tag in ("rect", "path", "text", "line"):
                 _draw(ImageDraw.Draw(target, "RGBA"), tag, el, xy, markers)
 
