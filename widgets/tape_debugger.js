@@ -1711,12 +1711,12 @@ class PassViewer {
     const arrange = () => {
       const pass = this.passes[this.index], width = this.root.clientWidth;
       const natural = pass && [pass.before, pass.after].map((t) => (t?.views?.[""]?.width ?? Infinity) + 2 * PAD + 30);
-      return this.pair.classList.toggle("is-side", width >= WIDE && Boolean(natural) && (natural[0] + natural[1]) * READABLE + 10 <= width);
+      return this.pair.classList.toggle("is-side", Boolean(natural) && (natural[0] + natural[1]) * READABLE + 10 <= width);
     };
     this.arrange = arrange;
     // The two canvases share the window: stacked, each gets half the height side by side one does.
     const maxHeight = (H) => (this.pair.classList.contains("is-side") ? Math.max(260, Math.min(700, H - 250))
-      : Math.max(200, Math.min(420, (H - 330) / 2)));
+      : Math.max(250, Math.min(420, (H - 330) / 2)));
     this.panes = ["before", "after"].map(() => {
       const el = h("div", { class: "me-pass-pane" });
       this.pair.append(el);
