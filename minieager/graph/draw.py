@@ -17,8 +17,9 @@ from ..debugger.svg import render
 from ..debugger.trace import FORMAT_VERSION
 
 # px: the widest picture whose 11 px text stays at 10 px or more once shrunk into JupyterLab's
-# output at 1280x800 (968 px). A graph wider than this left to right is drawn top to bottom.
-FIT_WIDTH = 1060
+# output at 1280x800 (848 px with the file browser open, 968 px without). A graph wider than this
+# left to right is drawn top to bottom.
+FIT_WIDTH = 930
 _KINDS = {"placeholder": "placeholder", "constant": "constant", "variable": "variable"}
 
 
