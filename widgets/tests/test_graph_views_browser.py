@@ -9,7 +9,12 @@ window is then resized. Checked geometrically, in the page's own coordinates:
 - the PassStepper, at every pass: it fits its output's width; each graph, before and after, is
   drawn by the debugger's front-end (graph mode) with dot's layout, keeps the same three
   guarantees at the automatic zoom, and marks what the pass changed; before and after sit side
-  by side when both are readable so, one above the other when not.
+  by side when both are readable so, one above the other when not;
+- ``PassSteps`` (one static picture of every pass): it fits its output, no boxes intersect, no
+  edge passes through a box. A static picture cannot zoom: where it is wider than its output it
+  shrinks, and its text with it (at 1280x800 the widest pass graph, 1,117 px, shrinks into 848 px:
+  11 px text is drawn at 8.4 px), so its text is checked at 1920x1080 only; the PassStepper above
+  is the view that stays readable at every size.
 
 The PNG pictures the same outputs carry for untrusted notebooks are checked by
 test_untrusted_notebook.py.
@@ -21,7 +26,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("anywidget")
-pytest.importorskip("playwright.sync_api")
+sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")]
@@ -36,7 +41,8 @@ def graph_cells():
     """Notebook 09's own cells, up to its PassStepper: its imports, the graphs and their views."""
     code = ["".join(c["source"]) for c in json.loads(NOTEBOOK_09.read_text())["cells"] if c["cell_type"] == "code"]
     starts = ("import time", "@me.function\ndef scaled_tanh", "concrete = scaled_tanh.get_concrete_function",
-              "concrete.graph.draw()", "@me.function\ndef wasteful", "me.widgets.PassStepper(concrete)")
+              "concrete.graph.draw()", "@me.function\ndef wasteful", "me.widgets.PassStepper(concrete)",
+              "from minieager.graph.passes.view import PassSteps")
     cells = [next(c for c in code if c.startswith(start)) for start in starts]
     return cells
 
@@ -90,7 +96,7 @@ def overlap(a, b):
     return min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0 and min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0
 
 
-def assert_guarantees(geo, what):
+def assert_guarantees(geo, what, text=True):
     nodes = geo["nodes"]
     assert nodes and geo["edges"], f"{what}: nothing drawn"
     # It fits its output's width (a graph wider than its canvas scrolls inside it).
@@ -106,14 +112,16 @@ def assert_guarantees(geo, what):
         assert not through, f"{what}: an edge from {pts[0]} passes through {sorted(through)}"
     small = [(t["text"], round(t["px"], 1)) for t in geo["texts"]
              if t["px"] < (MIN_BADGE_PX if t["badge"] else MIN_TEXT_PX) - 0.05]
-    assert not small, f"{what}: text below 10 px at scale {geo['scale']:.2f}: {small[:5]}"
+    assert not text or not small, f"{what}: text below 10 px at scale {geo['scale']:.2f}: {small[:5]}"
 
 
 def test_notebook_09_graph_views_fit_and_keep_the_guarantees(lab_notebook, snap):
     page = lab_notebook(graph_cells(), ".me-pass-viewer .me-graph", name="graph_views_09.ipynb", timeout_ms=90_000)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    drawing = page.locator(".jp-OutputArea-output:has(img[src^='data:image/svg+xml'])").first
+    pictures = page.locator(".jp-OutputArea-output:has(img[src^='data:image/svg+xml'])")
+    sync_api.expect(pictures).to_have_count(2, timeout=60_000)        # graph.draw(), then PassSteps
+    drawing, steps = pictures.first, pictures.last
     viewer = page.locator(VIEWER)
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
@@ -125,6 +133,11 @@ def test_notebook_09_graph_views_fit_and_keep_the_guarantees(lab_notebook, snap)
         assert len(geo["nodes"]) == 14, geo["nodes"]          # 9 values and 5 op pills
         assert_guarantees(geo, f"graph.draw() at {tag}")
         snap(drawing, f"graph-draw-09-{tag}.png")
+        # PassSteps: every pass in one static picture.
+        steps.scroll_into_view_if_needed()
+        geo = steps.evaluate(MEASURE)
+        assert geo["scale"] <= 1.0 + 1e-6 and len(geo["nodes"]) > 60, (geo["scale"], len(geo["nodes"]))
+        assert_guarantees(geo, f"PassSteps at {tag}", text=width >= 1920)
         # The PassStepper, pass by pass.
         viewer.scroll_into_view_if_needed()
         while not page.locator(f"{VIEWER} [data-role=previous-pass]").is_disabled():
