@@ -1325,9 +1325,12 @@ class InspectorView {
     const items = [h("div", { class: "me-card-kicker" }, [n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor", close]),
       h("h3", {}, [h("code", { text: n.kind === "op" ? opLabel(n) : nodeLabel(n) })])];
     const where = (loc) => `${loc.file}, line ${loc.line}`;
+    const code = () => n.code && [h("div", { class: "me-field-label", text: "Created by your code" }),
+      h("div", { class: "me-code-link", "data-role": "inspector-code" }, [h("span", { class: "me-where", text: where(n.code) }), h("pre", { class: "me-code", text: n.code.text || "(source not available)" })])];
+    // A graph view: what the pass did to the node.
+    if (n.mark_text) items.push(h("div", { class: `me-mark-note me-mark-${n.mark}`, "data-role": "inspector-mark", text: n.mark_text }));
     if (n.kind === "op") {
-      if (n.code) items.push(h("div", { class: "me-field-label", text: "Created by your code" }),
-        h("div", { class: "me-code-link", "data-role": "inspector-code" }, [h("span", { class: "me-where", text: where(n.code) }), h("pre", { class: "me-code", text: n.code.text || "(source not available)" })]));
+      if (n.code) items.push(...code());
       const attrs = Object.entries(n.attrs ?? {});
       if (attrs.length) items.push(h("div", { class: "me-field-label", text: "Attributes" }),
         h("code", { class: "me-attrs", text: attrs.map(([key, v]) => `${key}=${JSON.stringify(v)}`).join(", ") }));
@@ -1339,6 +1342,9 @@ class InspectorView {
       ]));
       if (n.kernel) items.push(h("div", { class: "me-field-label", text: "Computed on the CPU by" }),
         h("div", { class: "me-code-link", "data-role": "inspector-kernel" }, [h("code", { text: `${n.kernel.name}()` }), " in ", h("span", { class: "me-where", text: where(n.kernel) })]));
+    } else if (this.app.options.graph) { // a graph's value is known only when it runs: its type, and its line
+      items.push(h("div", { class: "me-field-label", text: "Type" }), h("code", { text: [formatShape(n.shape ?? []), n.dtype].filter(Boolean).join(" · ") }));
+      if (n.code) items.push(...code());
     } else {
       items.push(h("div", { class: "me-field-label", text: "Value" }), h("div", { "data-role": "inspector-value" }, [valueView(n.value)]));
       let grad;

@@ -13,6 +13,7 @@ from xml.sax.saxutils import escape
 from ..debugger import layout as layout_mod
 from ..debugger.geometry import add_sizes
 from ..debugger.png import to_png
+from ..debugger.source import code_line
 from ..debugger.svg import render
 from ..debugger.trace import FORMAT_VERSION
 
@@ -35,6 +36,8 @@ def trace_data(graph, title=None, direction="LR", marks=None):
     marks = marks or {}
 
     def marked(entry, node):
+        # The user's line that made the node (shown by the widget's inspector, as a tape op's).
+        entry["code"] = code_line(node.source[:2]) if node.source else None
         if node.name in marks:
             entry["mark"], entry["mark_text"] = marks[node.name]
         return entry

@@ -29,6 +29,11 @@ def test_drawing_has_a_box_per_value_a_pill_per_call_and_source_tooltips():
     assert any(n["label"] == "assign_variable (effect)" for n in data["nodes"])
     assert {"source": "x", "target": "op:%0", "input_index": 0} in [{k: e[k] for k in ("source", "target",
                                                                    "input_index")} for e in data["edges"]]
+    # Each node carries its line of user code, as a tape's op does (the widget's inspector shows it).
+    code = {n["id"]: n["code"] for n in data["nodes"]}
+    assert code["op:%0"]["text"] == "y = me.tanh(x * v)" and code["x"] is None      # comments left out
+    assert code["op:%0"]["file"].endswith("test_draw.py") and not code["op:%0"]["file"].startswith("/")   # never the machine's path
+    assert code["%0"] == code["op:%0"]
     svg = graph.draw().to_svg()
     assert svg.startswith("<svg") and svg.count("<title>") >= 4
     assert "y = me.tanh(x * v)      # tooltip line" in svg

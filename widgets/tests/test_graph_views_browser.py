@@ -160,6 +160,13 @@ def test_notebook_09_graph_views_fit_and_keep_the_guarantees(lab_notebook, snap)
             else:
                 assert boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1
             marks = viewer.locator(".me-pass-pane").nth(0).locator("[class*='me-mark-']:not(.me-swatch)").count()
+            if label.startswith("3 / 5") and width == 1280:
+                # A merged node's card: what the pass did to it and the learner's line that made it.
+                panes.nth(0).locator(".me-tensor.me-mark-merged").first.click()
+                card = panes.nth(0).locator("[data-role=inspector]")
+                assert card.locator("[data-role=inspector-mark]").inner_text().startswith("merged into %")
+                assert "me.exp(x) * scale" in card.locator("[data-role=inspector-code]").inner_text()
+                card.locator("[data-role=inspector-close]").click()
             passes.append((label, beside, marks))
             if page.locator(f"{VIEWER} [data-role=next-pass]").is_disabled():
                 break
