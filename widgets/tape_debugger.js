@@ -1755,7 +1755,8 @@ class PassViewer {
   show() {
     const passes = this.passes, k = this.index, pass = passes[k];
     this.arrange();
-    this.label.textContent = pass ? `${k + 1} / ${passes.length} · ${pass.title}` : "No passes.";
+    this.label.textContent = pass ? `${k + 1} / ${passes.length} · ${pass.title}` : "No pass ran on this graph.";
+    this.pair.hidden = !pass;
     this.prev.disabled = k <= 0;
     this.next.disabled = k >= passes.length - 1;
     // A new object each time: the local model redraws only when the trace changes.

@@ -41,7 +41,7 @@ class PassStepper(anywidget.AnyWidget):
         super().__init__(passes=passes, **kwargs)
 
     def __repr__(self):
-        return "\n".join(report.summary() for report in self.steps.reports)
+        return "\n".join(report.summary() for report in self.steps.reports) or "PassStepper: no pass ran on this graph"
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)

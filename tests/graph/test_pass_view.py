@@ -119,3 +119,15 @@ def test_pass_stepper_carries_a_picture_for_untrusted_notebooks():
     png = base64.b64decode(data["image/png"])
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and "text/html" not in data
     assert data["text/plain"] == repr(widget)
+
+
+def test_a_graph_no_pass_ran_on_says_so_in_text_and_picture():
+    @me.function(optimize=False)
+    def f(x):
+        return x * 2.0
+    reports = f.get_concrete_function(me.ones(2)).pass_reports
+    assert reports == []
+    widget = me.widgets.PassStepper(reports)
+    assert widget.passes == [] and repr(widget) == "PassStepper: no pass ran on this graph"
+    svg = PassSteps(reports)._repr_svg_()
+    assert ">No pass changed this graph.</text>" in svg and PassSteps(reports)._repr_png_()[:4] == b"\x89PNG"

@@ -13,7 +13,7 @@ Each graph is drawn as ``graph.draw()`` draws it, with the tape debugger's layou
 from xml.sax.saxutils import escape
 
 from ...debugger.png import to_png
-from ...debugger.svg import FONT, arrange, render
+from ...debugger.svg import FONT, arrange, palette, render
 from ..draw import FIT_WIDTH, fit_output, laid_out
 
 # What a pass did to a node and how the listing marks it (the drawing's colours: debugger/svg.MARKS).
@@ -88,8 +88,11 @@ def overview_svg(reports):
     untrusted notebook shows for a PassStepper)."""
     pictures = [report_svg(r) for r in reports if r.changed]
     if not pictures:
-        return render({"nodes": [], "edges": [], "steps": [], "forward_steps": [], "direction": "LR",
-                       "title": "No pass changed this graph."}, mode="forward", builtin_layout=True)
+        c = palette()
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="44" viewBox="0 0 400 44" role="img" '
+                f'aria-label="what each pass changed"><rect width="100%" height="100%" fill="{c["bg"]}"/>'
+                f'<text x="20" y="28" font-family="{FONT}" font-size="14" fill="{c["fg"]}">'
+                f'No pass changed this graph.</text></svg>')
     return arrange(pictures, 0, label="what each pass changed")
 
 
