@@ -85,6 +85,15 @@ def laid_out(graphs, direction=None, width=FIT_WIDTH):
         for data, _ in datas:
             data["views"] = layout_mod.views(data)
         return datas
+
+    def clearly_too_wide(data):
+        # The built-in layout (pure Python, instant) spaces ranks wider than dot does: a graph
+        # half as wide again as ``width`` by it is too wide for dot too, so dot runs once, not twice.
+        sized = [(n["id"], n["size"]) for n in data["nodes"]]
+        return layout_mod.layered(sized, data["edges"], "LR")["width"] > 1.5 * width
+
+    if direction is None and any(clearly_too_wide(trace_data(g, title, "LR", marks)[0]) for g, title, marks in graphs):
+        direction = "TB"
     datas = make(direction or "LR")
     too_wide = any(data["views"] and data["views"][""]["width"] > width for data, _ in datas)
     return make("TB") if direction is None and too_wide else datas
