@@ -859,7 +859,7 @@ class ControlsView {
       h("ul", { class: "me-legend", "aria-label": "Legend" }, [
         ...LEGEND.map(([kind, label]) => h("li", { "data-kind": kind }, [h("span", { class: `me-swatch me-kind-${kind}` }), label])),
         h("li", { "data-kind": "gradient" }, [h("span", { class: "me-swatch me-swatch-grad" }), "gradient"]),
-        // A graph view's marks: shown for the marks its graph has (showMarks).
+        // A graph view's marks: shown for the marks its graph has (showLegend).
         ...MARKS.map((mark) => h("li", { "data-mark": mark, hidden: true }, [h("span", { class: `me-swatch me-swatch-mark me-mark-${mark}` }), mark])),
       ]),
       h("div", { class: "me-view-options" }, [
@@ -1711,16 +1711,7 @@ class PassViewer {
     this.root = h("div", { class: "me-pass-viewer", role: "group", "aria-label": "Optimisation passes" }, [
       h("div", { class: "me-pass-bar" }, [this.prev, this.next, this.label]), this.pair]);
     el.replaceChildren(this.root);
-    // Side by side when both graphs are readable at half the width each (dot's widths, at the
-    // debugger's READABLE zoom); one above the other otherwise, each with the whole width. Each
-    // graph fits its pane as the debugger fits its canvas ("auto" zoom), and scrolls past it.
-    const arrange = () => {
-      const pass = this.passes[this.index], width = this.root.clientWidth;
-      const natural = pass && [pass.before, pass.after].map((t) => (t?.views?.[""]?.width ?? Infinity) + 2 * PAD + 30);
-      return this.pair.classList.toggle("is-side", Boolean(natural) && (natural[0] + natural[1]) * READABLE + 10 <= width);
-    };
-    this.arrange = arrange;
-    // The two canvases share the window: stacked, each gets half the height side by side one does.
+    // Side by side, each canvas may be as tall as a debugger's; stacked, the two share the window.
     const maxHeight = (H) => (this.pair.classList.contains("is-side") ? Math.max(260, Math.min(700, H - 250))
       : Math.max(250, Math.min(420, (H - 330) / 2)));
     this.panes = ["before", "after"].map(() => {
@@ -1729,10 +1720,11 @@ class PassViewer {
       return mount(el, {}, { graph: true, mode: "forward", step: 0, maxHeight, theme: options.theme });
     });
     if (globalThis.ResizeObserver) {
+      // Each pane follows its own width (the debugger's ResizeObserver); the viewer redraws both
+      // when the arrangement changes, which changes how tall their canvases may be.
       const ro = new ResizeObserver(() => {
         const side = this.pair.classList.contains("is-side");
-        arrange();
-        if (side !== this.pair.classList.contains("is-side")) this.show();
+        if (side !== this.arrange()) this.show();
       });
       ro.observe(this.root);
       this.cleanups.push(() => ro.disconnect());
@@ -1752,6 +1744,16 @@ class PassViewer {
 
   get index() { return Math.max(0, Math.min(this.passes.length - 1, Number(this.model.get("step")) || 0)); }
 
+  // Side by side when both graphs are readable at half the width each (dot's widths, plus the
+  // canvas margin and the pane's own border and padding, at the debugger's READABLE zoom); one
+  // above the other otherwise, each with the whole width. Each graph fits its pane as the debugger
+  // fits its canvas ("auto" zoom) and scrolls past it. Returns whether they are side by side.
+  arrange() {
+    const pass = this.passes[this.index], width = this.root.clientWidth;
+    const natural = pass && [pass.before, pass.after].map((t) => (t?.views?.[""]?.width ?? Infinity) + 2 * PAD + 30);
+    return this.pair.classList.toggle("is-side", Boolean(natural) && (natural[0] + natural[1]) * READABLE + 10 <= width);
+  }
+
   show() {
     const passes = this.passes, k = this.index, pass = passes[k];
     this.arrange();
@@ -1759,7 +1761,7 @@ class PassViewer {
     this.pair.hidden = !pass;
     this.prev.disabled = k <= 0;
     this.next.disabled = k >= passes.length - 1;
-    // A new object each time: the local model redraws only when the trace changes.
+    // A new object each time, so that a pane redraws even when it shows the same graph again.
     this.panes.forEach((pane, i) => pane.model.set("trace", { ...(pass ? [pass.before, pass.after][i] : {}) }));
   }
 

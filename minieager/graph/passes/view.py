@@ -63,13 +63,13 @@ def report_text(report):
                       "after:", marked_listing(report.after, after)])
 
 
-def report_traces(report, direction=None):
+def report_traces(report):
     """The graphs before and after ``report``'s pass as the debugger's trace data, changes marked,
     laid out by dot in one direction (``graph/draw.laid_out``): [before, after]."""
     before, after = marks(report)
     return [data for data, _ in laid_out([
         (report.before, f"before {report.name}: {len(report.before)} nodes", before),
-        (report.after, f"after {report.name}: {len(report.after)} nodes", after)], direction)]
+        (report.after, f"after {report.name}: {len(report.after)} nodes", after)])]
 
 
 def _picture(data):
