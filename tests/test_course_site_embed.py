@@ -45,6 +45,26 @@ def test_debuggers_become_frames_on_their_standalone_pages(embed, tmp_path):
     assert f'src="../frames/nb00-{debuggers[0]}.html"' in frames[0]
 
 
+def test_pass_viewers_become_frames_on_their_standalone_pages(embed, tmp_path):
+    nb = load("09_graphs")
+    states = embed.widget_states(nb)
+    viewers = [o["data"][embed.VIEW]["model_id"] for o in outputs(nb)
+               if embed.VIEW in o.get("data", {}) and "passes" in states[o["data"][embed.VIEW]["model_id"]]]
+    assert len(viewers) == 1, "notebook 09 saved no PassStepper state"
+    written = embed.embed_widgets(nb, tmp_path / "frames", tmp_path / "notebooks", "nb09")
+    assert [p.name for p in written] == [f"nb09-{viewers[0]}.html"]
+    page = written[0].read_text()
+    first = states[viewers[0]]["passes"][0]
+    assert json.dumps(first["title"]) in page and "mountPasses(" in page and "https://" not in page
+    # Code links are published as a trace's are: no absolute path of the machine that ran it.
+    shown = json.loads(page[page.index('id="me-trace">') + len('id="me-trace">'):page.index("</script>")])
+    files = {n["code"]["file"] for p in shown["passes"] for t in (p["before"], p["after"]) for n in t["nodes"] if n.get("code")}
+    assert files == {"notebook cell"}
+    frame = next(o["data"]["text/html"] for o in outputs(nb) if "me-debugger-frame" in o.get("data", {}).get("text/html", ""))
+    assert 'title="optimisation passes"' in frame and "image/png" in next(
+        o["data"] for o in outputs(nb) if "me-debugger-frame" in o.get("data", {}).get("text/html", ""))
+
+
 def test_progress_bars_show_their_saved_state(embed, tmp_path):
     nb = load("05_train_a_model")
     states = embed.widget_states(nb)

@@ -21,7 +21,9 @@
 //                      InspectorView  the side panel's step card and the selected node's card
 //                      ViewportView   zoom, scrolling, the minimap and the target / current-op finders
 //   the widget       TapeDebugger: the model's state and the prepared trace; tells the views what to show
-//   entry points     mount (standalone page) and anywidget's render
+//   the pass viewer  PassViewer: a graph before and after each optimisation pass, each drawn by a
+//                    TapeDebugger in graph mode (no steps), so graphs and tapes share one drawing
+//   entry points     mount (standalone page), mountPasses, and anywidget's render
 //
 // Geometry: every box's size comes from the trace (node `size`, cluster `folded_size`, set by
 // minieager/debugger/geometry.py), so the pictures Python draws and this page draw the same
@@ -36,11 +38,14 @@ const READABLE = 10 / 11;
 const WIDE = 900; // px: a widget at least this wide puts the step card beside the graph, not below it
 const AUTO_FOLD_NODES = 40; // a graph with more nodes than this starts with its layers folded
 const SPEEDS = [["0.5×", 2400], ["1×", 1200], ["2×", 600], ["4×", 300]];
-const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target" };
+const KIND_TAG = { variable: "variable", watched: "watched", constant: "constant", target: "target", placeholder: "placeholder" };
 const LEGEND = [
   ["variable", "Variable"], ["watched", "watched tensor"], ["constant", "constant"],
-  ["tensor", "intermediate"], ["target", "target"], ["op", "op"],
+  ["tensor", "intermediate"], ["target", "target"], ["op", "op"], ["placeholder", "argument"],
 ];
+// What an optimisation pass did to a node of a graph view (the trace's `mark`, set by
+// minieager/graph/draw.py); the same colours as minieager/debugger/svg.py's MARKS.
+const MARKS = ["removed", "merged", "simplified", "folded", "fused"];
 let instances = 0; // gives each drawing unique SVG ids (several widgets can share a page)
 
 // ---------------------------------------------------------------- DOM helpers
@@ -852,8 +857,10 @@ class ControlsView {
     const zoomBtn = (label, text, f) => h("button", { type: "button", class: "me-btn me-btn-small", "aria-label": label, title: label, text, onclick: f });
     this.footer = h("div", { class: "me-footer" }, [
       h("ul", { class: "me-legend", "aria-label": "Legend" }, [
-        ...LEGEND.map(([kind, label]) => h("li", {}, [h("span", { class: `me-swatch me-kind-${kind}` }), label])),
-        h("li", {}, [h("span", { class: "me-swatch me-swatch-grad" }), "gradient"]),
+        ...LEGEND.map(([kind, label]) => h("li", { "data-kind": kind }, [h("span", { class: `me-swatch me-kind-${kind}` }), label])),
+        h("li", { "data-kind": "gradient" }, [h("span", { class: "me-swatch me-swatch-grad" }), "gradient"]),
+        // A graph view's marks: shown for the marks its graph has (showLegend).
+        ...MARKS.map((mark) => h("li", { "data-mark": mark, hidden: true }, [h("span", { class: `me-swatch me-swatch-mark me-mark-${mark}` }), mark])),
       ]),
       h("div", { class: "me-view-options" }, [
         this.foldAll = h("button", { type: "button", class: "me-btn me-btn-small", "data-role": "fold-all", hidden: true, onclick: () => {
@@ -876,6 +883,15 @@ class ControlsView {
   showFolding(clusters, collapsed) {
     this.foldAll.hidden = clusters === 0;
     this.foldAll.textContent = collapsed ? "open all layers" : "fold all layers";
+  }
+
+  // The legend names the kinds the graph has (a tape: all but arguments, which only graphs have)
+  // and the marks a graph view has (what a pass did to its nodes).
+  showLegend(kinds, marks) {
+    this.footer.querySelectorAll("[data-kind]").forEach((li) => {
+      li.hidden = this.app.options.graph ? !kinds.has(li.dataset.kind) : li.dataset.kind === "placeholder";
+    });
+    this.footer.querySelectorAll("[data-mark]").forEach((li) => { li.hidden = !marks.has(li.dataset.mark); });
   }
 
   // The direction the trace was laid out in, until the reader picks one.
@@ -995,11 +1011,13 @@ class CanvasView {
     if (value && value.full && numel(shapeOf(value)) <= 6) valueText = formatData(value.data, 3);
     else if (value) { const st = stats(value); valueText = `${formatNumber(st.min, 3)} … ${formatNumber(st.max, 3)}`; }
     const shapeStr = [formatShape(shape), n.dtype].filter(Boolean).join(" · ");
+    const mark = MARKS.includes(n.mark) ? n.mark : null;
+    if (mark) valueText = ""; // what the pass did is written where a tape's tensor shows its value
     return s("g", {
-      class: `me-node me-tensor me-kind-${n.kind}`, "data-node-id": n.id, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
+      class: `me-node me-tensor me-kind-${n.kind}${mark ? ` me-mark-${mark}` : ""}`, "data-node-id": n.id, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
       tabindex: "0", role: "button", "aria-label": `${KIND_TAG[n.kind] ?? "tensor"} ${nodeLabel(n)}, ${shapeStr}`,
     }, [
-      s("title", { text: `${nodeLabel(n)} (${n.kind})\n${shapeStr}\n${value ? truncate(compactValue(value, 16), 300) : ""}` }),
+      s("title", { text: `${nodeLabel(n)} (${n.kind})\n${shapeStr}\n${mark ? n.mark_text ?? mark : value ? truncate(compactValue(value, 16), 300) : ""}` }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: 9 }),
       n.kind === "target" && s("rect", { class: "me-shape-inner", x: 3, y: 3, width: w - 6, height: hh - 6, rx: 7 }),
       s("text", { class: "me-node-label", x: 10, y: 19, text: shortenLeft(boxLabel(n), Math.floor(labelRoom / (12.5 * 0.64))) }),
@@ -1009,6 +1027,7 @@ class CanvasView {
       ]),
       s("text", { class: "me-node-meta", x: 10, y: 36, text: truncate(shapeStr, Math.floor(textRight / (11 * 0.57)) - 1) }),
       valueText && s("text", { class: "me-node-value", x: 10, y: hh - 11, text: truncate(valueText, Math.floor((textRight - 10) / (11 * 0.61))) }),
+      mark && s("text", { class: "me-mark-text", x: 10, y: hh - 11, text: truncate(n.mark_text ?? mark, Math.floor((w - 20) / (11 * 0.6))) }),
       hm && heatmapSvg(hm, w - 10 - hmW, 24, hmW, hh - 32),
     ]);
   }
@@ -1017,10 +1036,10 @@ class CanvasView {
     const { w, h: hh } = box;
     const label = opLabel(n);
     return s("g", {
-      class: `me-node me-op${n.custom ? " is-custom" : ""}`, "data-node-id": n.id, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
+      class: `me-node me-op${n.custom ? " is-custom" : ""}${MARKS.includes(n.mark) ? ` me-mark-${n.mark}` : ""}`, "data-node-id": n.id, transform: `translate(${r1(box.x - w / 2)},${r1(box.y - hh / 2)})`,
       tabindex: "0", role: "button", "aria-label": `op ${label}${n.custom ? " (custom gradient)" : ""}`,
     }, [
-      s("title", { text: [label + (n.custom ? " (custom gradient)" : ""), ...(n.rule ?? [])].join("\n") }),
+      s("title", { text: [label + (n.custom ? " (custom gradient)" : ""), ...(n.rule ?? []), n.mark_text].filter(Boolean).join("\n") }),
       s("rect", { class: "me-shape", width: w, height: hh, rx: hh / 2 }),
       s("text", { class: "me-op-label", x: w / 2, y: hh / 2 + 4.5, "text-anchor": "middle", text: truncate(label, Math.floor((w - 14) / (12.5 * 0.6))) }),
       n.custom && s("g", { class: "me-custom-badge", "data-role": "custom-badge" }, [
@@ -1306,9 +1325,12 @@ class InspectorView {
     const items = [h("div", { class: "me-card-kicker" }, [n.kind === "op" ? (n.custom ? "custom-gradient op" : "op") : KIND_TAG[n.kind] ?? "intermediate tensor", close]),
       h("h3", {}, [h("code", { text: n.kind === "op" ? opLabel(n) : nodeLabel(n) })])];
     const where = (loc) => `${loc.file}, line ${loc.line}`;
+    const code = () => n.code && [h("div", { class: "me-field-label", text: "Created by your code" }),
+      h("div", { class: "me-code-link", "data-role": "inspector-code" }, [h("span", { class: "me-where", text: where(n.code) }), h("pre", { class: "me-code", text: n.code.text || "(source not available)" })])];
+    // A graph view: what the pass did to the node.
+    if (n.mark_text) items.push(h("div", { class: `me-mark-note me-mark-${n.mark}`, "data-role": "inspector-mark", text: n.mark_text }));
     if (n.kind === "op") {
-      if (n.code) items.push(h("div", { class: "me-field-label", text: "Created by your code" }),
-        h("div", { class: "me-code-link", "data-role": "inspector-code" }, [h("span", { class: "me-where", text: where(n.code) }), h("pre", { class: "me-code", text: n.code.text || "(source not available)" })]));
+      if (n.code) items.push(...code());
       const attrs = Object.entries(n.attrs ?? {});
       if (attrs.length) items.push(h("div", { class: "me-field-label", text: "Attributes" }),
         h("code", { class: "me-attrs", text: attrs.map(([key, v]) => `${key}=${JSON.stringify(v)}`).join(", ") }));
@@ -1320,6 +1342,9 @@ class InspectorView {
       ]));
       if (n.kernel) items.push(h("div", { class: "me-field-label", text: "Computed on the CPU by" }),
         h("div", { class: "me-code-link", "data-role": "inspector-kernel" }, [h("code", { text: `${n.kernel.name}()` }), " in ", h("span", { class: "me-where", text: where(n.kernel) })]));
+    } else if (this.app.options.graph) { // a graph's value is known only when it runs: its type, and its line
+      items.push(h("div", { class: "me-field-label", text: "Type" }), h("code", { text: [formatShape(n.shape ?? []), n.dtype].filter(Boolean).join(" · ") }));
+      if (n.code) items.push(...code());
     } else {
       items.push(h("div", { class: "me-field-label", text: "Value" }), h("div", { "data-role": "inspector-value" }, [valueView(n.value)]));
       let grad;
@@ -1393,6 +1418,7 @@ class ViewportView {
   // notebook's own bars (JupyterLab at 1280x800: about 700 px for the output).
   maxCanvasHeight() {
     const H = globalThis.innerHeight || 800;
+    if (this.app.options.maxHeight) return this.app.options.maxHeight(H); // a graph view: its viewer decides
     return this.app.root.classList.contains("is-wide") ? Math.max(280, Math.min(700, H - 340)) : Math.max(220, Math.min(700, H - 560));
   }
 
@@ -1508,7 +1534,9 @@ class TapeDebugger {
     this.foldDecided = false; // a big trace folds its layers once, not on every live update
     this.cleanups = [];
 
-    this.root = h("div", { class: "me-tape-debugger", tabindex: "0", role: "group", "aria-label": "GradientTape debugger" });
+    // Graph mode (options.graph): a graph, not a tape; no steps, so no step controls and no step card.
+    this.root = h("div", { class: `me-tape-debugger${options.graph ? " me-graph-mode" : ""}`, tabindex: "0", role: "group",
+      "aria-label": options.graph ? "Graph" : "GradientTape debugger" });
     if (options.theme === "dark" || (options.theme === "auto" && globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches)) {
       this.root.classList.add("me-dark");
     }
@@ -1585,7 +1613,10 @@ class TapeDebugger {
     this.root.classList.toggle("is-empty", empty);
     const ops = p.nodes.filter((n) => n.kind === "op").length;
     const target = p.byId.get(p.target);
-    this.title.replaceChildren(h("strong", { text: "GradientTape" }), h("span", { class: "me-subtitle", text: empty ? "empty" : [
+    this.controls.showLegend(new Set(p.nodes.map((n) => n.kind)), new Set(p.nodes.map((n) => n.mark).filter(Boolean)));
+    const raw = this.model.get("trace") ?? {};
+    if (this.options.graph) this.title.replaceChildren(h("strong", { "data-role": "graph-title", text: String(raw.title ?? "graph") }));
+    else this.title.replaceChildren(h("strong", { text: "GradientTape" }), h("span", { class: "me-subtitle", text: empty ? "empty" : [
       `${ops} op${ops === 1 ? "" : "s"}`,
       target && `target ${nodeLabel(target)}`,
       p.sources.length && `sources ${p.sources.map((id) => nodeLabel(p.byId.get(id))).join(", ")}`,
@@ -1658,6 +1689,89 @@ class TapeDebugger {
   }
 }
 
+// ---------------------------------------------------------------- the pass viewer
+
+// A me.function's optimisation passes, one at a time: the graph before the pass and after it, each
+// drawn by a TapeDebugger in graph mode (the same layout, drawing and zoom as a tape), side by side
+// when the output is wide, one above the other when it is narrow. Synced state: `passes` (a list of
+// { title, before, after }, before and after as traces with `mark`s) and `step` (the pass shown, from 0).
+class PassViewer {
+  constructor(el, model, options = {}) {
+    this.model = model;
+    this.cleanups = [];
+    const button = (role, text, path, after) => {
+      const glyph = s("svg", { class: "me-icon", viewBox: "0 0 16 16", width: 12, height: 12, "aria-hidden": "true" }, [s("path", { d: path })]);
+      return h("button", { type: "button", class: "me-btn", "data-role": role, onclick: () => this.go(role === "next-pass" ? 1 : -1) },
+        after ? [h("span", { text }), glyph] : [glyph, h("span", { text })]);
+    };
+    this.prev = button("previous-pass", "previous pass", "M11 2.5v11L3 8z", false);
+    this.next = button("next-pass", "next pass", "M5 2.5v11L13 8z", true);
+    this.label = h("span", { class: "me-step-label", "data-role": "pass-label", "aria-live": "polite" });
+    this.pair = h("div", { class: "me-pass-pair" });
+    this.root = h("div", { class: "me-pass-viewer", role: "group", "aria-label": "Optimisation passes" }, [
+      h("div", { class: "me-pass-bar" }, [this.prev, this.next, this.label]), this.pair]);
+    el.replaceChildren(this.root);
+    // Side by side, each canvas may be as tall as a debugger's; stacked, the two share the window.
+    const maxHeight = (H) => (this.pair.classList.contains("is-side") ? Math.max(260, Math.min(700, H - 250))
+      : Math.max(250, Math.min(420, (H - 330) / 2)));
+    this.panes = ["before", "after"].map(() => {
+      const el = h("div", { class: "me-pass-pane" });
+      this.pair.append(el);
+      return mount(el, {}, { graph: true, mode: "forward", step: 0, maxHeight, theme: options.theme });
+    });
+    if (globalThis.ResizeObserver) {
+      // Each pane follows its own width (the debugger's ResizeObserver); the viewer redraws both
+      // when the arrangement changes, which changes how tall their canvases may be.
+      const ro = new ResizeObserver(() => {
+        const side = this.pair.classList.contains("is-side");
+        if (side !== this.arrange()) this.show();
+      });
+      ro.observe(this.root);
+      this.cleanups.push(() => ro.disconnect());
+    }
+    const show = () => this.show();
+    for (const event of ["change:step", "change:passes"]) { model.on(event, show); this.cleanups.push(() => model.off(event, show)); }
+    this.show();
+  }
+
+  get passes() { return Array.isArray(this.model.get("passes")) ? this.model.get("passes") : []; }
+
+  go(d) {
+    const k = Math.max(0, Math.min(this.passes.length - 1, Number(this.model.get("step")) + d));
+    this.model.set("step", k);
+    this.model.save_changes();
+  }
+
+  get index() { return Math.max(0, Math.min(this.passes.length - 1, Number(this.model.get("step")) || 0)); }
+
+  // Side by side when both graphs are readable at half the width each (dot's widths, plus the
+  // canvas margin and the pane's own border and padding, at the debugger's READABLE zoom); one
+  // above the other otherwise, each with the whole width. Each graph fits its pane as the debugger
+  // fits its canvas ("auto" zoom) and scrolls past it. Returns whether they are side by side.
+  arrange() {
+    const pass = this.passes[this.index], width = this.root.clientWidth;
+    const natural = pass && [pass.before, pass.after].map((t) => (t?.views?.[""]?.width ?? Infinity) + 2 * PAD + 30);
+    return this.pair.classList.toggle("is-side", Boolean(natural) && (natural[0] + natural[1]) * READABLE + 10 <= width);
+  }
+
+  show() {
+    const passes = this.passes, k = this.index, pass = passes[k];
+    this.arrange();
+    this.label.textContent = pass ? `${k + 1} / ${passes.length} · ${pass.title}` : "No pass ran on this graph.";
+    this.pair.hidden = !pass;
+    this.prev.disabled = k <= 0;
+    this.next.disabled = k >= passes.length - 1;
+    // A new object each time, so that a pane redraws even when it shows the same graph again.
+    this.panes.forEach((pane, i) => pane.model.set("trace", { ...(pass ? [pass.before, pass.after][i] : {}) }));
+  }
+
+  destroy() {
+    this.cleanups.forEach((f) => f());
+    this.panes.forEach((pane) => pane.destroy());
+    this.root.remove();
+  }
+}
+
 // ---------------------------------------------------------------- entry points
 
 /**
@@ -1673,9 +1787,17 @@ export function mount(el, trace, options = {}) {
   return { model, destroy: () => debuggerView.destroy() };
 }
 
+/** The pass viewer in `el`: `passes` as PassViewer's. Returns { model, destroy }. */
+export function mountPasses(el, passes, options = {}) {
+  const model = options.model ?? createLocalModel({ passes, step: options.step ?? 0 });
+  const viewer = new PassViewer(el, model, options);
+  return { model, destroy: () => viewer.destroy() };
+}
+
 export default {
   render({ model, el }) {
-    const { destroy } = mount(el, model.get("trace"), { model });
+    // One module for both widgets: minieager.widgets.PassStepper syncs `passes`, TapeDebugger `trace`.
+    const { destroy } = model.get("passes") !== undefined ? mountPasses(el, null, { model }) : mount(el, model.get("trace"), { model });
     return destroy;
   },
 };

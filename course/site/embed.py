@@ -8,6 +8,8 @@ notebook, ``embed_widgets`` rewrites those outputs as HTML:
   the debugger's own standalone page (``minieager.debugger.html``), written beside the site's
   static files: it steps through backprop in any browser, offline; its source links are published
   without comments and without absolute paths (``published_trace``);
+- a pass viewer (``me.widgets.PassStepper``, whose state holds ``passes``) becomes the same kind of
+  frame, on the standalone page of its pass viewer;
 - a progress bar (tqdm's HBox of HTML and progress models) becomes the same text and a
   ``<progress>`` element, at the state it was saved in;
 - any other widget keeps only its text fallback.
@@ -62,8 +64,14 @@ def published_trace(trace):
 
 
 def debugger_page(trace):
-    """The standalone debugger page, reporting its height to the page around it."""
-    page = standalone_html(published_trace(trace))
+    """The standalone debugger page, reporting its height to the page around it. ``trace`` may be a
+    pass viewer's ``{"passes": [...]}``: each pass's graphs are published as traces are."""
+    if "passes" in trace:
+        trace = {"passes": [dict(p, before=published_trace(p["before"]), after=published_trace(p["after"]))
+                            for p in trace["passes"]]}
+    else:
+        trace = published_trace(trace)
+    page = standalone_html(trace)
     return page.replace("</body>", RESIZE_SCRIPT + "</body>", 1)
 
 
@@ -104,14 +112,16 @@ def embed_widgets(nb, frames_dir, page_dir, stem):
                 continue
             model_id = data.pop(VIEW)["model_id"]
             model = states.get(model_id, {})
-            if "trace" in model:
+            if "trace" in model or "passes" in model:
                 path = Path(frames_dir) / f"{stem}-{model_id}.html"
                 if model_id not in written:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(debugger_page(model["trace"]), encoding="utf-8")
+                    page = debugger_page(model["trace"] if "trace" in model else {"passes": model["passes"]})
+                    path.write_text(page, encoding="utf-8")
                     written[model_id] = path
                 src = Path(os.path.relpath(path, page_dir)).as_posix()
-                data["text/html"] = debugger_frame(src, f"me-{model_id}", "GradientTape debugger")
+                title = "GradientTape debugger" if "trace" in model else "optimisation passes"
+                data["text/html"] = debugger_frame(src, f"me-{model_id}", title)
             elif model.get("_model_name") == "HBoxModel" and (bar := progress_html(model, states)):
                 data["text/html"] = bar
             elif not data:

@@ -15,7 +15,8 @@ PLACEHOLDER = re.compile(r"/\*__(CSS|JS|TRACE)__\*/")
 
 def standalone_html(trace):
     """The page's text. ``trace`` is a Trace or its ``to_dict()`` (one saved before format 2 is
-    given its node sizes, as a notebook's saved widget state holds the trace it was run with)."""
+    given its node sizes, as a notebook's saved widget state holds the trace it was run with), or
+    ``{"passes": [...]}``, a ``PassStepper``'s state: the page is then its pass viewer."""
     data = with_sizes(trace.to_dict() if hasattr(trace, "to_dict") else trace)
     parts = {
         "CSS": assets.read("tape_debugger.css"),

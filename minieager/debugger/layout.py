@@ -208,22 +208,25 @@ def _view_source(vnodes, vedges, labels, direction):
     for vid, _, c in vnodes:
         if c is not None:
             members.setdefault(c, []).append(vid)
+    # dot knows each node by its index ("n3"): its -Tjson output rewrites some names (a graph
+    # node "%0" came back as "%3"), and _read_view maps the indices back.
+    dot_name = {vid: f"n{k}" for k, (vid, _, _) in enumerate(vnodes)}
     for k, (c, ids) in enumerate(members.items()):
         # The label is the title the widget draws ("▾ name"), padded: dot sizes its room from it.
         title = "▾ " + str(labels.get(c, c)) + "    "
         lines.append(f"subgraph cluster_{k} {{ label={_quote(title)}; labelloc=t; labeljust=l; "
                      f"fontsize={TITLE_FONT + 2:g}; margin=14; id={_quote(c)};")
-        lines.extend(f"{_quote(m)};" for m in ids)
+        lines.extend(f"{dot_name[m]};" for m in ids)
         lines.append("}")
     for vid, (w, h), _ in vnodes:
-        lines.append(f"{_quote(vid)} [width={w / POINTS_PER_INCH:.3f}, height={h / POINTS_PER_INCH:.3f}];")
+        lines.append(f"{dot_name[vid]} [width={w / POINTS_PER_INCH:.3f}, height={h / POINTS_PER_INCH:.3f}];")
     cluster_of = {vid: c for vid, _, c in vnodes}
-    for edge_id, a, b in vedges:
+    for k, (_, a, b) in enumerate(vedges):
         # An edge into another layer spans two ranks: the layer's own inputs (its kernel, its bias)
         # then sit in the rank between, not beside the previous layer's last node, so consecutive
         # layers follow each other instead of stepping down the page.
         long = cluster_of.get(a) != cluster_of.get(b) and cluster_of.get(b) is not None
-        lines.append(f"{_quote(a)} -> {_quote(b)} [id={_quote(edge_id)}{', minlen=2' if long else ''}];")
+        lines.append(f"{dot_name[a]} -> {dot_name[b]} [id=e{k}{', minlen=2' if long else ''}];")
     lines.append("}")
     return "\n".join(lines)
 
@@ -250,7 +253,7 @@ def _read_view(out, vnodes, vedges):
             x0, y0, x1, y1 = _points(o["bb"])
             clusters[o["id"]] = [round(x0, 1), round(height - y1, 1), round(x1 - x0, 1), round(y1 - y0, 1)]
         elif "pos" in o:
-            nodes[o["name"]] = flip(*_points(o["pos"]))
+            nodes[vnodes[int(o["name"][1:])][0]] = flip(*_points(o["pos"]))
     edges = {}
     for e in g.get("edges", []):
         tip, pts = None, []
@@ -259,7 +262,7 @@ def _read_view(out, vnodes, vedges):
                 tip = flip(*_points(part[2:]))
             elif not part.startswith("s,"):
                 pts.append(flip(*_points(part)))
-        edges[e["id"]] = pts + ([tip] if tip else [])
+        edges[vedges[int(e["id"][1:])][0]] = pts + ([tip] if tip else [])
     if set(nodes) != {vid for vid, _, _ in vnodes} or len(edges) != len(vedges):
         raise ValueError("dot did not lay out every node and edge of the view")
     return {"nodes": nodes, "clusters": clusters, "edges": edges, "width": round(width, 1), "height": round(height, 1)}

@@ -120,6 +120,36 @@ def _visible(data):
     return nodes, edges, rep
 
 
+# What a pass did to a node (the trace's ``mark``, set by graph/draw.py): the palette colour that
+# shows it, and whether the node is gone from the graph after the pass (drawn dashed and faded).
+# The widget draws the same from its CSS (``.me-mark-*`` in widgets/tape_debugger.css).
+MARKS = {"removed": ("mark-removed", True), "merged": ("mark-merged", True), "simplified": ("mark-simplified", True),
+         "folded": ("mark-folded", False), "fused": ("mark-fused", False)}
+
+
+def _view(data, nodes, edges):
+    """dot's view of the fold state shown (``data["views"]``, layout.py), when it covers every
+    node and edge drawn: node centres, edge routes and the open layers' boxes, as the widget uses them."""
+    folded = sorted(n["label"] for n in nodes if n["kind"] == "cluster")
+    view = (data.get("views") or {}).get(layout_mod.view_key(folded))
+    if not view or not all(n["id"] in view["nodes"] for n in nodes) or not all(e["id"] in view["edges"] for e in edges):
+        return None
+    return view
+
+
+def _route(points):
+    """dot's route of an edge (cubic Bézier points, then the arrow's tip) as an SVG path and its middle."""
+    pts = [tuple(p) for p in points]
+    if (len(pts) - 1) % 3:          # the tip: one straight segment more, as the widget draws it
+        tip = pts.pop()
+        pts += [pts[-1], tip, tip]
+    segments = [pts[i:i + 4] for i in range(0, len(pts) - 3, 3)]
+    d = f"M{pts[0][0]:.1f},{pts[0][1]:.1f}" + "".join(
+        f" C{a[0]:.1f},{a[1]:.1f} {b[0]:.1f},{b[1]:.1f} {c[0]:.1f},{c[1]:.1f}" for _, a, b, c in segments)
+    p0, c1, c2, p3 = segments[len(segments) // 2]
+    return d, ((p0[0] + 3 * c1[0] + 3 * c2[0] + p3[0]) / 8, (p0[1] + 3 * c1[1] + 3 * c2[1] + p3[1]) / 8)
+
+
 def _layout(data, nodes, edges, builtin, wrap=None):
     given = data.get("layout")
     if given and all(n["id"] in given["positions"] for n in nodes) and not builtin:
@@ -163,7 +193,8 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
     steps = data["steps"] if mode == "backward" else data["forward_steps"]
     k = len(steps) - 1 if step is None else max(-1, min(int(step) - 1, len(steps) - 1))
     nodes, edges, rep = _visible(data)
-    lay = _layout(data, nodes, edges, builtin_layout, wrap)
+    view = None if builtin_layout else _view(data, nodes, edges)
+    lay = {"positions": view["nodes"]} if view else _layout(data, nodes, edges, builtin_layout, wrap)
     pos, size = lay["positions"], {n["id"]: geometry.size_of(n) for n in nodes}
     lr = data.get("direction", "LR") == "LR"
 
@@ -181,10 +212,14 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
         boxes = [(pos[m], size[m]) for m in cl["nodes"] if m in pos]
         if not boxes:
             continue
-        x0 = min(p[0] - s[0] / 2 for p, s in boxes) - 16
-        x1 = max(p[0] + s[0] / 2 for p, s in boxes) + 16
-        y0 = min(p[1] - s[1] / 2 for p, s in boxes) - 34
-        y1 = max(p[1] + s[1] / 2 for p, s in boxes) + 16
+        if view and cl["id"] in view["clusters"]:       # the box dot kept free of other nodes
+            x0, y0, w, h = view["clusters"][cl["id"]]
+            x1, y1 = x0 + w, y0 + h
+        else:
+            x0 = min(p[0] - s[0] / 2 for p, s in boxes) - 16
+            x1 = max(p[0] + s[0] / 2 for p, s in boxes) + 16
+            y0 = min(p[1] - s[1] / 2 for p, s in boxes) - 34
+            y1 = max(p[1] + s[1] / 2 for p, s in boxes) + 16
         parts.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" rx="12" '
                      f'fill="{c["op-fill"]}" fill-opacity="0.35" stroke="{c["cluster-stroke"]}" stroke-dasharray="5 3"/>')
         parts.append(_text(x0 + 12, y0 + 20, f"▾ {cl['label']}", 12, c["op-stroke"], weight="600"))
@@ -209,6 +244,9 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
             d = max(36.0, (p3[1] - p0[1]) / 2)
             c1, c2 = (p0[0], p0[1] + d), (p3[0], p3[1] - d)
         path = f"M{p0[0]:.1f},{p0[1]:.1f} C{c1[0]:.1f},{c1[1]:.1f} {c2[0]:.1f},{c2[1]:.1f} {p3[0]:.1f},{p3[1]:.1f}"
+        middle = ((p0[0] + 3 * c1[0] + 3 * c2[0] + p3[0]) / 8, (p0[1] + 3 * c1[1] + 3 * c2[1] + p3[1]) / 8)
+        if view:        # dot's route, which goes around the boxes in its way
+            path, middle = _route(view["edges"][e["id"]])
         go = sending.get(e["id"])
         is_fwd = mode == "forward" and current is not None and current in (e["source"], e["target"])
         stroke = c["grad"] if go else c["fwd"] if is_fwd else c["edge"]
@@ -216,7 +254,7 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
         arrow = "grad" if go else "fwd" if is_fwd else "edge"
         parts.append(f'<path d="{path}" fill="none" stroke="{stroke}" stroke-width="{width}" marker-end="url(#me-{arrow})"/>')
         if go:       # the gradient sent back along this edge, at its middle
-            mx, my = (p0[0] + 3 * c1[0] + 3 * c2[0] + p3[0]) / 8, (p0[1] + 3 * c1[1] + 3 * c2[1] + p3[1]) / 8
+            mx, my = middle
             label = compact(go["value"])
             w = len(label) * 11 * 0.61 + 16
             mx, my = _place(mx, my, w, 20, taken, lr)
@@ -230,7 +268,8 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
         x, y = pos[n["id"]]
         w, h = size[n["id"]]
         left, top = x - w / 2, y - h / 2
-        attrs = ' opacity="0.45"' if n["id"] in unreached or n["id"] in pending else ""
+        gone = MARKS.get(n.get("mark"), ("", False))[1]
+        attrs = ' opacity="0.45"' if n["id"] in unreached or n["id"] in pending else ' opacity="0.6"' if gone else ""
         parts.append(f'<g data-node-id="{escape(n["id"])}"{attrs}>')
         parts.extend(_node(n, left, top, w, h, c, n["id"] == current, n["id"] in upstream, mode))
         parts.append("</g>")
@@ -247,6 +286,8 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
     y0 = min((pos[n["id"]][1] - size[n["id"]][1] / 2 for n in nodes), default=0) - PAD - 40
     x1 = max((pos[n["id"]][0] + size[n["id"]][0] / 2 for n in nodes), default=1) + PAD
     y1 = max((pos[n["id"]][1] + size[n["id"]][1] / 2 for n in nodes), default=1) + PAD + 14
+    if view:        # dot's box holds every route and layer box too
+        x0, y0, x1, y1 = min(x0, -PAD), min(y0, -PAD - 40), max(x1, view["width"] + PAD), max(y1, view["height"] + PAD)
     caption = _caption(data, mode, k, steps)
     markers = "".join(
         f'<marker id="me-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="9" markerHeight="9" '
@@ -257,6 +298,30 @@ def render(data, step=None, mode="backward", builtin_layout=False, wrap=None):
             f'<defs>{markers}</defs><rect x="{x0:.1f}" y="{y0:.1f}" width="100%" height="100%" fill="{c["bg"]}"/>'
             + _text(x0 + PAD, y0 + 26, caption, 13, c["fg"], weight="600")
             + "".join(parts) + "".join(overlay) + "</svg>")
+
+
+def arrange(pictures, width, gap=24.0, label="graphs"):
+    """One SVG of several ``render`` pictures, each as drawn: side by side when that is at most
+    ``width`` px wide, else one above the other (the graph views' before and after)."""
+    c = palette()
+    boxes, parts = [], []
+    for picture in pictures:
+        vx, vy, vw, vh = (float(v) for v in re.search(r'viewBox="([^"]+)"', picture).group(1).split())
+        body = picture[picture.index("</defs>") + len("</defs>"):picture.rindex("</svg>")]
+        body = body[body.index("/>") + 2:]          # without its background
+        boxes.append((vx, vy, vw, vh))
+        parts.append(body)
+    beside = sum(b[2] for b in boxes) + gap * (len(boxes) - 1) <= width
+    out, x, y = [], 0.0, 0.0
+    for (vx, vy, vw, vh), body in zip(boxes, parts):
+        out.append(f'<g transform="translate({x - vx:.1f},{y - vy:.1f})">{body}</g>')
+        x, y = (x + vw + gap, y) if beside else (x, y + vh + gap)
+    total_w = x - gap if beside else max((b[2] for b in boxes), default=1)
+    total_h = max((b[3] for b in boxes), default=1) if beside else y - gap
+    markers = picture[picture.index("<defs>"):picture.index("</defs>") + len("</defs>")] if pictures else ""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="me-tape-svg" width="{total_w:.0f}" height="{total_h:.0f}" '
+            f'viewBox="0 0 {total_w:.1f} {total_h:.1f}" role="img" aria-label="{escape(label)}">{markers}'
+            f'<rect x="0" y="0" width="100%" height="100%" fill="{c["bg"]}"/>' + "".join(out) + "</svg>")
 
 
 def _place(x, y, w, h, taken, lr):
@@ -303,8 +368,10 @@ def _node(n, left, top, w, h, c, is_current, is_upstream, mode):
         if is_current:
             fill, stroke = c["grad-soft"] if mode == "backward" else c["fwd-soft"], hot
         rx = h / 2 if kind == "op" else 12
+        mark, width, dash = _mark(n, c)
+        stroke, width = (mark, width) if mark else (stroke, 3.5 if is_current else 1.5)
         out = [f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx:.1f}" fill="{fill}" '
-               f'stroke="{stroke}" stroke-width="{3.5 if is_current else 1.5}"/>']
+               f'stroke="{stroke}" stroke-width="{width}"{dash}/>']
         if kind == "op":
             out.append(_text(left + w / 2, top + h / 2 + 4.5, _truncate(n["label"], int((w - 20) / 7.6)), 12.5,
                              hot if is_current else c["op-stroke"], "middle", mono=True, weight="600"))
@@ -321,6 +388,9 @@ def _node(n, left, top, w, h, c, is_current, is_upstream, mode):
     if is_current or is_upstream:
         stroke, width = hot, 2.5
     dash = ' stroke-dasharray="6 3"' if kind == "watched" else ""
+    mark, mark_width, mark_dash = _mark(n, c)
+    if mark:
+        stroke, width, dash = mark, mark_width, mark_dash
     out = [f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="9" fill="{fill}" '
            f'stroke="{stroke}" stroke-width="{width}"{dash}/>']
     if kind == "target":
@@ -335,10 +405,20 @@ def _node(n, left, top, w, h, c, is_current, is_upstream, mode):
     shape = "×".join(map(str, n.get("shape") or [])) or "scalar"
     out.append(_text(left + 10, top + 36, f"{shape} · {n.get('dtype', '')}", 11, c["fg-muted"]))
     value = n.get("value")
-    if value:
+    if mark:            # what the pass did, where a tape's tensor shows its value
+        out.append(_text(left + 10, top + h - 11, _truncate(n.get("mark_text") or n["mark"], 24), 11, mark, weight="600"))
+    elif value:
         text = _data_text(value["data"]) if value.get("full") else f"{fmt(value.get('min'))} … {fmt(value.get('max'))}"
         out.append(_text(left + 10, top + h - 11, _truncate(text, 21), 11, c["fg-soft"], mono=True))
     return out
+
+
+def _mark(n, c):
+    """(colour, stroke width, dash attribute) of what a pass did to node ``n``; (None, 0, "") for nothing."""
+    if n.get("mark") not in MARKS:
+        return None, 0, ""
+    colour, gone = MARKS[n["mark"]]
+    return c[colour], 3, ' stroke-dasharray="6 3"' if gone else ""
 
 
 def _badge(p, s, value, kind, c):

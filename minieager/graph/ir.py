@@ -114,8 +114,9 @@ class Graph:
     def __repr__(self):
         return f"<Graph {self.name}: {len(self.nodes)} nodes, {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
 
-    def draw(self, title=None, direction="LR", builtin_layout=True):
-        """The graph drawn in the tape debugger's visual language (an SVG in a notebook)."""
+    def draw(self, title=None, direction=None, builtin_layout=False):
+        """The graph drawn as the tape debugger draws a tape (an SVG in a notebook, a PNG where it is
+        untrusted): laid out by dot, left to right when that fits a notebook, else top to bottom."""
         return draw(self, title, direction, builtin_layout)
 
     def _repr_pretty_(self, p, cycle):   # IPython prints the listing, not the repr

@@ -86,3 +86,16 @@ def test_the_widget_lays_out_a_fold_state_the_trace_did_not_bring():
     dbg.send = sent.append
     dbg._on_page_message(None, {"layout": {"folded": ["a", "not a cluster"], "direction": "LR"}}, [])
     assert sent[0]["view"] == "a" and "cluster:a" in sent[0]["layout"]["nodes"]
+
+
+@needs_dot
+def test_dot_lays_out_nodes_whatever_their_names():
+    # dot's -Tjson output renamed a node "%0" (a graph's SSA name) to "%3": dot is given indices.
+    names = ["%0", "%1", 'a "quoted" name', "op:%2"]
+    data = {"nodes": [{"id": n, "kind": "tensor", "size": [156.0, 64.0]} for n in names], "clusters": [],
+            "edges": [{"id": f"e{k}", "source": a, "target": b} for k, (a, b) in enumerate(zip(names, names[1:]))],
+            "direction": "LR"}
+    view = layout.layout_view(layout.find_dot(), data, set())
+    assert set(view["nodes"]) == set(names) and set(view["edges"]) == {"e0", "e1", "e2"}
+    xs = [view["nodes"][n][0] for n in names]
+    assert xs == sorted(xs)                 # left to right in the edges' order: each name is its own node
