@@ -1,17 +1,19 @@
 """TensorFlow's own tutorials, cell by cell, with ``import tensorflow as tf`` changed to ``import minieager as tf``.
 
 The notebooks are read from a checkout of github.com/tensorflow/docs named by $MINIEAGER_TF_DOCS (they are
-not copied into this repository); without one these tests are skipped and say why. Network downloads get
-offline data of the same shapes (MNIST: uint8 (n, 28, 28) images and labels 0-9). The second half of the
-file walks the same API paths in our own words, so they are covered with or without the checkout.
+not copied into this repository); without one these tests are skipped and say why. Each cell runs as a
+notebook runs it: in one namespace named ``__main__``, with its source readable (``inspect.getsource``, so
+AutoGraph converts what it would in Jupyter). Network downloads get offline data of the same shapes (MNIST:
+uint8 (n, 28, 28) images and labels 0-9). The second half of the file walks the same API paths in our own
+words, so they are covered with or without the checkout.
 
-Cells that stay out, and why:
-- guide/intro_to_modules: ``tf.summary.trace_on`` (writing a graph to TensorBoard needs TF's GraphDef) and
-  ``tf.saved_model`` (the autograph-savedmodel branch adds it); guide/basics: ``tf.saved_model`` too.
+The cells that stay out, each with its reason, are ``EXCLUDED`` below; docs/tf-tutorials.md is the same
+list as a table, per notebook (a test keeps the two in step).
 """
 import contextlib
 import io
 import json
+import linecache
 import os
 import re
 from pathlib import Path
@@ -22,8 +24,17 @@ import pytest
 import minieager as me
 
 TF_DOCS = os.environ.get("MINIEAGER_TF_DOCS")
-SKIPPED_CELLS = {"intro_to_modules": {"trace_on": "TensorBoard graph tracing", "saved_model": "me.saved_model"},
-                 "basics": {"saved_model": "me.saved_model"}}
+NOTEBOOKS = ["guide/basics", "guide/tensor", "guide/variable", "guide/autodiff", "guide/advanced_autodiff",
+             "guide/intro_to_modules", "guide/basic_training_loops", "tutorials/customization/basics",
+             "tutorials/customization/custom_training_walkthrough", "tutorials/quickstart/beginner",
+             "tutorials/quickstart/advanced"]
+# notebook -> {code cell number (0-based, code cells only): why it stays out}
+EXCLUDED = {
+    "guide/tensor": {40: "ragged tensors", 41: "ragged tensors (the previous cell's)", 50: "sparse tensors"},
+    "guide/variable": {2: "complex dtypes"},
+    "guide/autodiff": {30: "tf.image"},
+    "guide/intro_to_modules": {16: "TensorBoard graph tracing (tf.summary.trace_on needs TF's GraphDef)"},
+}
 
 
 def _offline_mnist(*args, **kwargs):
@@ -41,9 +52,28 @@ def _translate(source):
     return re.sub(r"^(\s*)import keras\s*$", r"\1from minieager import keras", source, flags=re.M)
 
 
+def code_cells(notebook):
+    cells = json.loads((Path(TF_DOCS) / "site/en" / f"{notebook}.ipynb").read_text())["cells"]
+    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+
+
+def run_cells(notebook, sources):
+    """Run each cell's source as Jupyter would; return one line per failing cell."""
+    namespace, failures = {"__name__": "__main__"}, []
+    for i, source in sources:
+        filename = f"<{notebook} cell {i}>"
+        code = _translate(source)
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)   # as IPython does
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(code, filename, "exec"), namespace)
+        except Exception as error:      # noqa: BLE001 (every failing cell is reported, not only the first)
+            failures.append(f"cell {i}: {type(error).__name__}: {error}\n{source[:200]}")
+    return failures
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("notebook", ["guide/basics", "guide/intro_to_modules", "guide/basic_training_loops",
-                                      "tutorials/quickstart/beginner", "tutorials/quickstart/advanced"])
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_tensorflow_tutorial_runs_cell_by_cell(notebook, tmp_path, monkeypatch):
     if not TF_DOCS:
         pytest.skip("set MINIEAGER_TF_DOCS to a checkout of github.com/tensorflow/docs to run TF's tutorials")
@@ -51,19 +81,19 @@ def test_tensorflow_tutorial_runs_cell_by_cell(notebook, tmp_path, monkeypatch):
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)                                  # the tutorials write files (models, logs)
     monkeypatch.setattr(me.keras.datasets.mnist, "load_data", _offline_mnist)
-    skipped = SKIPPED_CELLS.get(notebook.rsplit("/", 1)[1], {})
-    cells = json.loads((Path(TF_DOCS) / "site/en" / f"{notebook}.ipynb").read_text())["cells"]
-    namespace, failures = {}, []
-    for i, cell in enumerate(c for c in cells if c["cell_type"] == "code"):
-        source = "".join(cell["source"])
-        if any(word in source for word in skipped):
-            continue
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(_translate(source), f"<{notebook} cell {i}>", "exec"), namespace)
-        except Exception as error:      # noqa: BLE001 (every failing cell is reported, not only the first)
-            failures.append(f"cell {i}: {type(error).__name__}: {error}\n{source[:200]}")
+    excluded = EXCLUDED.get(notebook, {})
+    failures = run_cells(notebook, [(i, s) for i, s in enumerate(code_cells(notebook)) if i not in excluded])
     assert not failures, "\n\n".join(failures)
+
+
+def test_the_exclusions_are_the_documented_ones():
+    """docs/tf-tutorials.md lists, per notebook, the cells that stay out: the same cells as EXCLUDED."""
+    text = (Path(__file__).parents[2] / "docs" / "tf-tutorials.md").read_text()
+    documented = {}
+    for notebook, cells in re.findall(r"^\| `([\w/]+)` \|[^|]*\|[^|]*\| ([^|]*)\|", text, flags=re.M):
+        documented[notebook] = {int(n) for n in re.findall(r"cell (\d+)", cells)}
+    assert set(documented) == set(NOTEBOOKS)
+    assert documented == {nb: set(EXCLUDED.get(nb, {})) for nb in NOTEBOOKS}
 
 
 # ---- the same paths in our own words --------------------------------------------------------------------
