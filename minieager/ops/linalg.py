@@ -4,6 +4,7 @@ For ``out = a @ b`` the gradients are ``dy @ b^T`` for ``a`` and ``a^T @ dy`` fo
 transpose flags let the backward pass use them without copying a transposed matrix.
 """
 import math
+import string
 
 import numpy as np
 
@@ -128,11 +129,6 @@ def _parse_einsum(equation, n):
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     if not all(c.isalpha() for c in letters + output):
         raise InvalidArgumentError(f"einsum: subscripts must be letters, got {equation!r}.")
-    for s in subs:
-        if len(set(s)) != len(s):
-            raise InvalidArgumentError(
-                f"einsum: a letter repeats within one input ({s!r} in {equation!r}): diagonals are not supported. "
-                f"Use me.linalg.diag_part (and me.reduce_sum for a trace).")
     return subs, output
 
 
@@ -142,13 +138,38 @@ def _einsum_vjp(dy, *inputs, out, equation):
     for k, x in enumerate(inputs):
         others = [s for j, s in enumerate(subs) if j != k]
         seen = set(output).union(*others)
-        kept = "".join(c for c in subs[k] if c in seen)   # letters summed away inside x alone come back by broadcasting
+        # letters summed away inside x alone come back by broadcasting; a repeated letter (a diagonal) once
+        kept = "".join(c for i, c in enumerate(subs[k]) if c in seen and c not in subs[k][:i])
         grad = _einsum(dy, *[t for j, t in enumerate(inputs) if j != k],
                        equation=",".join([output] + others) + "->" + kept)
-        if kept != subs[k]:
+        if len(set(subs[k])) != len(subs[k]):
+            grad = _onto_diagonals(grad, kept, subs[k], x.shape, equation)
+        elif kept != subs[k]:
             grad = broadcast_to(reshape(grad, [n if c in seen else 1 for c, n in zip(subs[k], x.shape)]), x.shape)
         grads.append(grad)
     return tuple(grads)
+
+
+def _onto_diagonals(grad, kept, sub, shape, equation):
+    """``grad`` (one axis per letter of ``kept``) laid out as an input with subscripts ``sub`` whose letters
+    repeat: a repeated letter's axes get ``grad`` on their diagonal (a product with the identity), and a letter
+    missing from ``kept`` (summed inside that input alone) broadcasts (a product with ones)."""
+    fresh = iter(c for c in string.ascii_letters if c not in equation)
+    factors, letters, target = [], [], ""
+    for c, n in zip(sub, shape):
+        if n is None:
+            raise InvalidArgumentError(f"einsum: the gradient of {equation!r} needs the size of axis {c!r}, "
+                                       f"unknown while tracing; give the function an input_signature with it.")
+        if c in target:                       # a repeat: a new letter tied to c by the identity
+            letters.append(c + next(fresh))
+            factors.append(convert_to_tensor(np.eye(n, dtype=grad.dtype.np_dtype)))
+            target += letters[-1][1]
+            continue
+        target += c
+        if c not in kept:
+            letters.append(c)
+            factors.append(convert_to_tensor(np.ones(n, dtype=grad.dtype.np_dtype)))
+    return _einsum(grad, *factors, equation=",".join([kept] + letters) + "->" + target)
 
 
 def _einsum_rule(*xs, equation):
@@ -167,7 +188,8 @@ _einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the o
 
 
 def einsum(equation, *inputs, name=None):
-    """Sums of products named by subscripts: ``me.einsum("ij,jk->ik", a, b)`` is ``a @ b``."""
+    """Sums of products named by subscripts: ``me.einsum("ij,jk->ik", a, b)`` is ``a @ b``; a letter repeated
+    within one input walks its diagonal (``"ii->i"`` is the diagonal, ``"ii->"`` the trace)."""
     if not isinstance(equation, str):
         raise TypeError(f"einsum: the first argument is the equation, a string such as 'ij,jk->ik', got "
                         f"{type(equation).__name__} {equation!r:.40}. Write me.einsum(equation, *tensors).")
@@ -185,7 +207,8 @@ def einsum(equation, *inputs, name=None):
                 raise InvalidArgumentError(f"einsum: axis {c!r} has size {sizes[c]} in one input and {n} in another.")
     missing = set(output) - set(sizes)
     if missing or len(set(output)) != len(output):
-        raise InvalidArgumentError(f"einsum: every output letter must appear once and in an input, got {output!r}.")
+        raise InvalidArgumentError(f"einsum: every output letter must appear once and in an input, got {output!r} "
+                                   f"in {equation!r}.")
     return _einsum(*tensors, equation=",".join(subs) + "->" + output)
 
 

@@ -60,7 +60,12 @@ def test_embedding_lookup_is_a_gather_of_rows_as_in_tf():
 EQUATIONS = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,ij->i", [(2, 3), (2, 3)]), ("ij->ji", [(2, 3)]),
              ("ij->", [(2, 3)]), ("i,j->ij", [(3,), (2,)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
              ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("ij,j", [(2, 3), (3,)]), ("ijk->k", [(2, 3, 2)]),
-             ("ij,kj->ik", [(2, 3), (4, 3)])]
+             ("ij,kj->ik", [(2, 3), (4, 3)]),
+             # a letter repeated within one input walks a diagonal (TF 2.21: 'ii->i' of arange(9).reshape(3, 3)
+             # is [0, 4, 8], 'ii->' and 'ii' are 12, 'ii,i->i' with [1, 2, 3] is [0, 8, 24])
+             ("ii->i", [(3, 3)]), ("ii->", [(3, 3)]), ("ii", [(3, 3)]), ("bxby->bxy", [(2, 3, 2, 4)]),
+             ("ii,i->i", [(3, 3), (3,)]), ("iji->j", [(2, 3, 2)]), ("iik->i", [(2, 2, 3)]), ("ij,ii->j", [(2, 3), (2, 2)]),
+             ("iii->i", [(2, 2, 2)])]
 
 
 @pytest.mark.parametrize("equation, shapes", EQUATIONS, ids=[e for e, _ in EQUATIONS])
@@ -86,12 +91,37 @@ def test_einsum_second_order_gradient():
     np.testing.assert_allclose(h, expected, rtol=1e-10)
 
 
+def test_einsum_diagonals_as_tfs_advanced_autodiff_guide_selects_them():
+    """The guide's 'bxby->bxy' picks each example's own block of a batch Jacobian; TF 2.21 gives these values."""
+    j = me.constant(np.arange(48.0).reshape(2, 3, 2, 4))
+    np.testing.assert_array_equal(me.einsum("bxby->bxy", j).numpy(),
+                                  np.stack([np.arange(48.0).reshape(2, 3, 2, 4)[b, :, b, :] for b in range(2)]))
+    with me.GradientTape() as tape:
+        tape.watch(j)
+        y = me.einsum("bxby->bxy", j) * me.constant(np.arange(24.0).reshape(2, 3, 4))
+    assert tape.gradient(y, j).numpy()[:, 0, :, 0].tolist() == [[0.0, 0.0], [0.0, 12.0]]   # TF 2.21's
+
+
+def test_einsum_trace_second_order_gradient():
+    x = me.constant(RNG.standard_normal((3, 3)))
+    with me.GradientTape() as outer:
+        outer.watch(x)
+        with me.GradientTape() as inner:
+            inner.watch(x)
+            y = me.einsum("ii->", x) ** 2
+        g = inner.gradient(y, x)                       # 2 trace(x) I
+    np.testing.assert_allclose(g.numpy(), 2 * np.trace(x.numpy()) * np.eye(3), rtol=1e-12)
+    np.testing.assert_allclose(outer.gradient(g, x).numpy(), 6 * np.eye(3), rtol=1e-12)   # d(sum g)/dx = 2*3 I
+
+
 def test_einsum_errors_teach():
     a, b = me.constant(np.ones((2, 3))), me.constant(np.ones((4, 5)))
     with pytest.raises(me.errors.InvalidArgumentError, match="axis 'j' has size 3 in one input and 4"):
         me.einsum("ij,jk->ik", a, b)
-    with pytest.raises(me.errors.InvalidArgumentError, match="diagonals are not supported.*diag_part"):
-        me.einsum("ii->i", me.constant(np.ones((2, 2))))
+    with pytest.raises(me.errors.InvalidArgumentError, match="every output letter must appear once.*'ij->ii'"):
+        me.einsum("ij->ii", a)           # TF: ValueError "Output subscripts contain a label appearing more than once"
+    with pytest.raises(me.errors.InvalidArgumentError, match="axis 'i' has size 2 in one input and 3"):
+        me.einsum("ii->i", a)
     with pytest.raises(me.errors.InvalidArgumentError, match="float64 tensor but the second is float32"):
         me.einsum("ij,jk->ik", a, me.ones([3, 2]))
     with pytest.raises(me.errors.InvalidArgumentError, match="2 inputs but 1 tensors"):
