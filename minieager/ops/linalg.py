@@ -1,4 +1,4 @@
-"""Linear algebra: matmul (2-D and batched), tensordot, norm, einsum, diag and diag_part.
+"""Linear algebra: matmul (2-D and batched), tensordot, norm, einsum, diag and diag_part, solve.
 
 For ``out = a @ b`` the gradients are ``dy @ b^T`` for ``a`` and ``a^T @ dy`` for ``b``; the
 transpose flags let the backward pass use them without copying a transposed matrix.
@@ -243,3 +243,45 @@ def diag_part(input, name=None, k=0):  # noqa: A002 (TF's name)
     if x.ndim < 2:
         raise InvalidArgumentError(f"linalg.diag_part: input must have rank >= 2, got shape {tuple(x.shape)}.")
     return _diag_part(x)
+
+
+# ---- solving matrix @ x = rhs ---------------------------------------------------------------------
+def _solve_vjp(dy, matrix, rhs, out, adjoint):
+    # x = A^-1 b: d/db = A^-T dy, d/dA = -(A^-T dy) x^T.  With adjoint (x = A^-T b): d/db = A^-1 dy, d/dA = -x (A^-1 dy)^T.
+    db = _matrix_solve(matrix, dy, adjoint=not adjoint)
+    da = _mm(out, db, False, True) if adjoint else _mm(db, out, False, True)
+    return ew.negative(da), db
+
+
+def _solve_rule(matrix, rhs, adjoint):
+    return AbstractArray(rhs.shape, matrix.dtype)
+
+
+_matrix_solve = Op("matrix_solve", ("matrix", "rhs"), "matrix^-1 @ rhs",
+                   ("-(matrix^-T @ dy) @ out^T", "matrix^-T @ dy"), vjp=_solve_vjp, shape_rule=_solve_rule)
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """x with ``matrix @ x = rhs`` (``tf.linalg.solve``): ``matrix`` is (..., M, M), ``rhs`` (..., M, K), the
+    same batch axes; ``adjoint=True`` solves ``matrix^T @ x = rhs``. Differentiable in both."""
+    a, b = operands("linalg.solve", matrix, rhs)
+    if not a.dtype.is_floating:
+        raise InvalidArgumentError(f"linalg.solve: the matrix is {a.dtype.name}; solving needs floats. Cast first: "
+                                   f"me.cast(matrix, me.float32) (and the rhs).")
+    shapes = f"matrix of shape {tuple(a.shape)} and rhs of shape {tuple(b.shape)}"
+    if a.ndim != b.ndim or a.ndim < 2:
+        hint = " For a vector rhs write rhs[:, None] (a column)." if b.ndim == a.ndim - 1 else ""
+        raise InvalidArgumentError(f"linalg.solve: the matrix (..., M, M) and the rhs (..., M, K) must have the same "
+                                   f"rank, at least 2; got {shapes}.{hint}")
+
+    def differ(m, n):
+        return m is not None and n is not None and m != n
+    if differ(a.shape[-1], a.shape[-2]):
+        raise InvalidArgumentError(f"linalg.solve: the matrix must be square (..., M, M); got {shapes}.")
+    if any(differ(m, n) for m, n in zip(a.shape[:-2], b.shape[:-2])):
+        raise InvalidArgumentError(f"linalg.solve: the matrix and the rhs must have the same batch axes (they do not "
+                                   f"broadcast); got {shapes}.")
+    if differ(a.shape[-1], b.shape[-2]):
+        raise InvalidArgumentError(f"linalg.solve: the rhs must have M = {a.shape[-1]} rows, one per row of the "
+                                   f"matrix; got {shapes}.")
+    return _matrix_solve(a, b, adjoint=bool(adjoint))

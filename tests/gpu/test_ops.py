@@ -123,6 +123,9 @@ def test_array_ops_and_their_gradients_through_the_host_round_trip():
                      me.tensor_scatter_nd_add(t, [[1, 0]], t[0, :1]), me.math.unsorted_segment_sum(t, [1, -1, 1], 2),
                      me.meshgrid(t[0], t[1, :2])[0], me.map_fn(me.reduce_sum, t), me.searchsorted(me.sort(t), t),
                      me.sequence_mask([1, 3], N)), distinct(3, N))
+    square = normal(2, 3, 3) + 3 * np.eye(3, dtype=np.float32)
+    check(lambda a, b: (me.linalg.solve(a, b), me.linalg.solve(a, b, adjoint=True), me.einsum("bii->bi", a)),
+          square, normal(2, 3, 2))
 
 
 # ---- reductions --------------------------------------------------------------------------------
