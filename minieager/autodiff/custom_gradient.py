@@ -96,7 +96,7 @@ def _fresh(tensors):
     a value exists only when the graph runs, so each is a ``custom_gradient_output`` node, recorded
     with the tapes paused."""
     if not recording.tracers:
-        return tuple(wrap(t._value, t.device) for t in tensors)
+        return tuple(wrap(t._value, t._device) for t in tensors)
     paused, recording.observers[:] = recording.observers[:], []
     try:
         return tuple(_traced_output(t) for t in tensors)

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from . import dtypes
 from .convert import checked_array
-from .device import CPU, current_device, is_host_array, to_device, to_host
+from .device import CPU, current_device, full_name, is_host_array, to_device, to_host
 
 _next_id = itertools.count().__next__
 _new_object = object.__new__
@@ -136,7 +136,9 @@ class Tensor:
 
     @property
     def device(self):
-        return self._device
+        """Where the value lives, named as TF names it: ``"/job:localhost/replica:0/task:0/device:CPU:0"``
+        (minieager itself keeps the short name, ``"/cpu:0"``, in ``_device``)."""
+        return full_name(self._device)
 
     @property
     def id(self):

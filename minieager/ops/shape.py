@@ -43,7 +43,7 @@ def stop_gradient(input, name=None):  # noqa: A002
 # back to the input's device (TensorFlow records ``x.gpu()`` the same way). It cannot run through
 # ``Op.__call__``, which puts every output on its inputs' device, so it calls the tapes itself.
 _copy = Op("copy", ("x",), "x on another device", ("dy copied back to x's device",),
-           vjp=lambda dy, x, out: (copy_to_device(dy, x.device),), shape_rule=same)
+           vjp=lambda dy, x, out: (copy_to_device(dy, x._device),), shape_rule=same)
 
 
 def copy_to_device(x, device):

@@ -8,6 +8,8 @@ import minieager as me
 
 from .conftest import assert_tensor
 
+CPU_0 = "/job:localhost/replica:0/task:0/device:CPU:0"   # tensor.device, as TF names it
+
 InvalidArgumentError = me.errors.InvalidArgumentError
 
 
@@ -19,7 +21,7 @@ def test_attributes():
     assert t.shape.as_list() == [2, 3] and t.shape.rank == 2 and t.shape.num_elements() == 6
     assert t.dtype == me.float32 and t.dtype == "float32" and t.dtype == np.float32
     assert t.ndim == 2
-    assert t.device == "/cpu:0"
+    assert t.device == CPU_0
     assert me.constant(1).shape == ()
 
 
