@@ -4,7 +4,8 @@ The notebooks are read from a checkout of github.com/tensorflow/docs named by $M
 not copied into this repository); without one these tests are skipped and say why. Each cell runs as a
 notebook runs it: in one namespace named ``__main__``, with its source readable (``inspect.getsource``, so
 AutoGraph converts what it would in Jupyter). Network downloads get offline data of the same shapes (MNIST:
-uint8 (n, 28, 28) images and labels 0-9). The second half of the file walks the same API paths in our own
+uint8 (n, 28, 28) images and labels 0-9; the penguins of ``tensorflow_datasets``: 4 float32 features and an
+int64 species). The second half of the file walks the same API paths in our own
 words, so they are covered with or without the checkout.
 
 The cells that stay out, each with its reason, are ``EXCLUDED`` below; docs/tf-tutorials.md is the same
@@ -16,6 +17,8 @@ import json
 import linecache
 import os
 import re
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +44,41 @@ def _offline_mnist(*args, **kwargs):
     rng = np.random.default_rng(0)
     return ((rng.integers(0, 256, (600, 28, 28), dtype=np.uint8), rng.integers(0, 10, 600).astype(np.uint8)),
             (rng.integers(0, 256, (100, 28, 28), dtype=np.uint8), rng.integers(0, 10, 100).astype(np.uint8)))
+
+
+class _OfflinePenguins(types.ModuleType):
+    """``tensorflow_datasets`` for the penguins the custom training walkthrough downloads: the same structure
+    (4 float32 features in [0, 1], int64 species 0-2, 334 examples; "penguins/simple" as dicts of named
+    columns), drawn around a centre per species so that the walkthrough's model has something to learn."""
+
+    __version__ = "offline penguins (tests/nn/test_tf_tutorials.py)"
+    COLUMNS = ("culmen_length_mm", "culmen_depth_mm", "flipper_length_mm", "body_mass_g")
+
+    def __init__(self):
+        super().__init__("tensorflow_datasets")
+        rng = np.random.default_rng(0)
+        self._species = rng.integers(0, 3, 334)
+        centres = np.array([[0.3, 0.6, 0.2, 0.3], [0.7, 0.6, 0.4, 0.3], [0.5, 0.2, 0.8, 0.7]])
+        self._features = np.clip(centres[self._species] + rng.normal(0, 0.08, (334, 4)), 0, 1).astype(np.float32)
+        self.features = "FeaturesDict({'features': Tensor(shape=(4,), dtype=float32), 'species': ClassLabel(3)})"
+
+    def load(self, name, split="train", as_supervised=False, with_info=False, **kwargs):
+        if isinstance(split, (list, tuple)):
+            datasets = [self.load(name, s, as_supervised) for s in split]
+            return (datasets, self) if with_info else datasets
+        n = len(self._species)
+        low, high = re.fullmatch(r"train(?:\[(\d*)%?:(\d*)%?\])?", split).groups("")
+        rows = slice(int(low or 0) * n // 100, int(high or 100) * n // 100)
+        features, species = self._features[rows], self._species[rows].astype(np.int64)
+        if name == "penguins/simple":
+            element = {c: features[:, i] for i, c in enumerate(self.COLUMNS)} | {"species": species}
+        else:
+            element = (features, species) if as_supervised else {"features": features, "species": species}
+        dataset = me.data.Dataset.from_tensor_slices(element)
+        return (dataset, self) if with_info else dataset
+
+    def as_dataframe(self, dataset, info=None):
+        return "\n".join(str(element) for element in dataset)
 
 
 def _translate(source):
@@ -81,6 +119,7 @@ def test_tensorflow_tutorial_runs_cell_by_cell(notebook, tmp_path, monkeypatch):
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)                                  # the tutorials write files (models, logs)
     monkeypatch.setattr(me.keras.datasets.mnist, "load_data", _offline_mnist)
+    monkeypatch.setitem(sys.modules, "tensorflow_datasets", _OfflinePenguins())
     excluded = EXCLUDED.get(notebook, {})
     failures = run_cells(notebook, [(i, s) for i, s in enumerate(code_cells(notebook)) if i not in excluded])
     assert not failures, "\n\n".join(failures)
