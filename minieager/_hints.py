@@ -19,7 +19,7 @@ _RNN = ("minieager has no recurrent layers. Eager execution runs a Python loop a
         "with W, U, b from add_weight in a me.keras.layers.Layer subclass.")
 _LAYER_FN = "Use me.layers.Lambda(lambda x: ...) with the matching op, e.g. {}."
 _NO_DTYPE = "minieager's dtypes are bool, uint8, int32, int64, float16, float32 and float64."
-_LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, diag_part and matrix_transpose. "
+_LINALG = ("minieager's linalg has matmul, tensordot, norm, einsum, eye, diag, diag_part, matrix_transpose and solve. "
            "For {} use NumPy on t.numpy() (no gradient), or write it with those ops.")
 _OPTIMIZERS = "The optimizers are SGD (with momentum=), Adam, RMSprop and Adagrad; subclass me.optimizers.Optimizer for another."
 _LOSSES = ("The losses are MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy and "
@@ -76,7 +76,7 @@ HINTS = {
     "minieager.nn.metrics": {name: _METRICS for name in (
         "MeanAbsoluteError", "MeanSquaredError", "RootMeanSquaredError", "TopKCategoricalAccuracy")},
     "minieager.linalg": {name: _LINALG.format(name) for name in (
-        "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
+        "inv", "det", "slogdet", "cholesky", "eigh", "eig", "svd", "qr", "lstsq", "trace", "pinv")},
 }
 HINTS["minieager.linalg"]["trace"] = "Use me.reduce_sum(me.linalg.diag_part(m), axis=-1)."
 

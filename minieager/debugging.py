@@ -63,7 +63,7 @@ def _assert_compare(kind, holds, x, y, message, summarize):
 
 def _like(value, x):
     from .ops._operands import _convert_like
-    return _convert_like(value, x.dtype, x.device, "assert")
+    return _convert_like(value, x.dtype, x._device, "assert")
 
 
 _CONDITIONS = {"assert_equal": "x == y", "assert_less": "x < y", "assert_greater": "x > y",

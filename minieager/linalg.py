@@ -2,7 +2,7 @@
 from .ops.linalg import matmul, norm, tensordot  # noqa: F401
 from .ops.creation import eye  # noqa: F401
 from .ops.shape import transpose as matrix_transpose  # noqa: F401
-from .ops.linalg import diag, diag_part, einsum  # noqa: F401
+from .ops.linalg import diag, diag_part, einsum, solve  # noqa: F401
 from .ops.normalization import l2_normalize  # noqa: F401
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import nest
 from ..engine import recording
+from ..engine.abstract import same
 from ..errors import InvalidArgumentError
 from ..engine.op import Op
 from ..engine.tensor import Tensor, wrap
@@ -87,7 +88,7 @@ def _outer_tape_vjp(dy, x, out):
 # inside the trace never sees it (it sees the custom op); a tape outside, that records the graph's run,
 # gets an error from it instead of a gradient that silently ignores grad_fn.
 _traced_output = Op("custom_gradient_output", ("y",), "y", ("grad_fn (only inside the traced function)",),
-                    vjp=_outer_tape_vjp, shape_rule=lambda y: y)
+                    vjp=_outer_tape_vjp, shape_rule=same)       # (any rank: the identity)
 register_kernel("custom_gradient_output")(lambda y: y)
 
 
@@ -96,7 +97,7 @@ def _fresh(tensors):
     a value exists only when the graph runs, so each is a ``custom_gradient_output`` node, recorded
     with the tapes paused."""
     if not recording.tracers:
-        return tuple(wrap(t._value, t.device) for t in tensors)
+        return tuple(wrap(t._value, t._device) for t in tensors)
     paused, recording.observers[:] = recording.observers[:], []
     try:
         return tuple(_traced_output(t) for t in tensors)

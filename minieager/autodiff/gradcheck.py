@@ -59,7 +59,7 @@ def check_gradients(f, *inputs, eps=1e-6, atol=1e-5, rtol=1e-4, max_elements=256
 
     results = []
     for k, x in enumerate(xs):
-        base = x.numpy()
+        base = np.array(x.numpy())
         analytic = np.zeros_like(base) if grads[k] is None else grads[k].numpy()
 
         def at(point):
@@ -121,7 +121,7 @@ def compute_gradient(f, x, delta=None):
         x_size = xk.shape.num_elements()
         jac = tape.jacobian(y, xk, unconnected_gradients=UnconnectedGradients.ZERO)
         theoretical.append(jac.numpy().reshape(y_size, x_size))
-        base, columns = xk.numpy(), []
+        base, columns = np.array(xk.numpy()), []        # (an array even for a scalar: it is stepped in place)
         for j in range(x_size):
             outputs = []
             for sign in (1, -1):

@@ -53,8 +53,9 @@ def to_array(value, op="constant"):
         array = np.array(value)
     except ValueError as err:
         raise InvalidArgumentError(
-            f"{op}: cannot make a tensor from a ragged nested list (rows of different lengths): {err}. "
-            f"Every row must have the same length.") from None
+            f"{op}: cannot make a tensor from a ragged nested list (rows of different lengths; NumPy says: "
+            f"{str(err).rstrip('.')}). Every row must have the same length: pad the short rows (minieager has no "
+            f"ragged tensors).") from None
     if array.dtype.kind in "US" or (array.dtype == object and array.size and all(
             isinstance(v, (str, bytes)) for v in array.ravel())):
         return _strings(np.array(value, dtype=object), value, op), dtypes.string

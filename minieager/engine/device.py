@@ -1,10 +1,11 @@
 """Device names and the ``with me.device(...)`` context.
 
-Every tensor lives on one device, named like TensorFlow's short names: ``"/cpu:0"``,
-``"/gpu:0"``, ``"/gpu:1"``. A CPU tensor holds a NumPy array, a GPU tensor a numba CUDA device array
-(``minieager/kernels/cuda``, the optional ``cuda`` extra). ``to_host`` and ``to_device`` are the
-only two ways an array crosses between them. Without a GPU, ``with me.device("/gpu:0")`` places on the
-CPU (soft placement, as TF 2) and ``t.gpu()`` raises a clear error.
+Every tensor lives on one device, named inside minieager like TensorFlow's short names: ``"/cpu:0"``,
+``"/gpu:0"``, ``"/gpu:1"`` (``tensor.device`` shows TF's full name, ``full_name`` below). A CPU tensor
+holds a NumPy array, a GPU tensor a numba CUDA device array (``minieager/kernels/cuda``, the optional
+``cuda`` extra). ``to_host`` and ``to_device`` are the only two ways an array crosses between them.
+Without a GPU, ``with me.device("/gpu:0")`` places on the CPU (soft placement, as TF 2) and ``t.gpu()``
+raises a clear error.
 """
 import contextlib
 import re
@@ -43,6 +44,12 @@ def canonical_device(name):
             f"Unknown device {name!r}. Use '/cpu:0' or '/gpu:0' (also 'cpu:0', 'GPU', '/device:GPU:0').")
     kind, index = match.group(1).lower(), int(match.group(2) or 0)
     return f"/{kind}:{index}"
+
+
+def full_name(name):
+    """``"/gpu:1"`` -> ``"/job:localhost/replica:0/task:0/device:GPU:1"``: TF's full name (``tensor.device``)."""
+    kind, index = name[1:].split(":")
+    return f"/job:localhost/replica:0/task:0/device:{kind.upper()}:{index}"
 
 
 def device_type(name):

@@ -52,7 +52,7 @@ class DType:
         return f"me.{self.name}"
 
     def __str__(self):
-        return self.name
+        return f"<dtype: '{self.name}'>"      # as TF prints a dtype (``print(x.dtype)``); ``.name`` is "float32"
 
     def __reduce__(self):
         return (as_dtype, (self.name,))

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from . import dtypes
 from .convert import checked_array
-from .device import CPU, current_device, is_host_array, to_device, to_host
+from .device import CPU, current_device, full_name, is_host_array, to_device, to_host
 
 _next_id = itertools.count().__next__
 _new_object = object.__new__
@@ -136,7 +136,9 @@ class Tensor:
 
     @property
     def device(self):
-        return self._device
+        """Where the value lives, named as TF names it: ``"/job:localhost/replica:0/task:0/device:CPU:0"``
+        (minieager itself keeps the short name, ``"/cpu:0"``, in ``_device``)."""
+        return full_name(self._device)
 
     @property
     def id(self):
@@ -145,13 +147,13 @@ class Tensor:
 
     def numpy(self):
         """The value as a new NumPy array (copied from the GPU for a GPU tensor); changing it never
-        changes the tensor."""
+        changes the tensor. A scalar tensor gives a NumPy scalar, as TF's numpy() does: ``np.float32(6.0)``,
+        and a scalar string its bytes object, ``b'text'``."""
         value = self._value
         if type(value) is np.ndarray or is_host_array(value):   # the first test is the quick common case
-            if value.dtype.kind == "O" and value.ndim == 0:
-                return value[()]       # a scalar string is its bytes object, as TF's numpy() gives b'text'
-            return np.array(value, copy=True)
-        return to_host(value)
+            return value[()] if value.ndim == 0 else np.array(value, copy=True)
+        array = to_host(value)
+        return array[()] if array.ndim == 0 else array
 
     def _host(self):
         """The value as a NumPy array to read, not to change: the array itself for a CPU tensor."""

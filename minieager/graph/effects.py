@@ -1,4 +1,5 @@
-"""Graph mode's effect ops: an optimizer's update, ``me.print`` and ``me.py_function``.
+"""Graph mode's effect ops: an optimizer's update, a metric's update and result, ``me.print`` and
+``me.py_function``.
 
 Each is an ``EffectOp`` (``engine/op.py``): an Op that changes the world, so it runs every time
 the graph runs, in program order, and is never folded, merged or removed. The effects of lower
@@ -45,6 +46,39 @@ def trace_apply_gradients(tracer, optimizer, grads_and_vars, global_step):
     grads = [g for g, _ in pairs]
     apply_gradients(*grads, optimizer=optimizer, variables=tuple(v for _, v in pairs), global_step=global_step)
     return optimizer.iterations
+
+
+# ---- Keras metrics --------------------------------------------------------------------------------
+@register_kernel("metric_update")
+def _metric_update_kernel(*arrays, metric, keywords):
+    metric.update_state(**{name: wrap(a) for name, a in zip(keywords, arrays)})
+
+
+metric_update = EffectOp("metric_update", ("values",), "metric.update_state(values)",
+                         shape_rule=lambda *values, metric, keywords: None, traced=_forget_reads)
+
+
+@register_kernel("metric_result")
+def _metric_result_kernel(metric):
+    return np.asarray(metric.result()._host())
+
+
+metric_result = EffectOp("metric_result", (), "metric.result()",
+                         shape_rule=lambda metric: AbstractArray((), metric.dtype.np_dtype),
+                         traced=lambda tracer, attrs, outputs: None)
+
+
+def trace_metric_update(metric, arguments):
+    """``metric.update_state(...)`` inside a trace: one effect node that runs the eager update when the
+    graph runs (metrics count with NumPy on the host, as the optimizers update). ``arguments``: the
+    update's arguments by name; None (no sample_weight) is left out."""
+    given = {name: convert_to_tensor(v) for name, v in arguments.items() if v is not None}
+    metric_update(*given.values(), metric=metric, keywords=tuple(given))
+
+
+def trace_metric_result(metric):
+    """``metric.result()`` inside a trace: an effect node (it reads what the updates before it counted)."""
+    return metric_result(metric=metric)
 
 
 # ---- printing ---------------------------------------------------------------------------------

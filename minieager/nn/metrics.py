@@ -7,14 +7,21 @@
     m.result()        # 5.5
 
 A metric's state lives in non-trainable Variables, so a Checkpoint saves it. Updates run on
-the arrays, outside every tape: a metric is never part of what is differentiated.
+the arrays, outside every tape: a metric is never part of what is differentiated. Inside
+``me.function``, ``update_state`` and ``result`` each become one effect node that calls the same
+method when the graph runs (``graph/effects.py``), so a metric counts on every call, as in TF.
 """
+import functools
+import inspect
+
 import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine import dtypes
+from ..engine.recording import tracers
 from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
+from ..graph.effects import trace_metric_result, trace_metric_update
 from ..ops.creation import convert_to_tensor
 from .layers.base import _snake_case
 
@@ -23,8 +30,42 @@ def _array(values):
     return values._host() if isinstance(values, Tensor) else np.asarray(values)
 
 
+def _graph_update(update_state):
+    """``update_state`` that, inside a trace, records an effect node calling it when the graph runs."""
+    signature = inspect.signature(update_state)
+
+    @functools.wraps(update_state)
+    def update(self, *args, **kwargs):
+        if not tracers:
+            return update_state(self, *args, **kwargs)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
+            raise InvalidArgumentError(f"{type(self).__name__}.update_state inside me.function: name its arguments "
+                                       f"(no *args or **kwargs) so the graph can pass them back by name.")
+        arguments = signature.bind(self, *args, **kwargs).arguments
+        arguments.pop(next(iter(signature.parameters)))            # self
+        return trace_metric_update(self, arguments)
+    return update
+
+
+def _graph_result(result):
+    """``result`` that, inside a trace, records an effect node reading the result when the graph runs."""
+    @functools.wraps(result)
+    def read(self):
+        return trace_metric_result(self) if tracers else result(self)
+    return read
+
+
 class Metric:
-    """Base class: ``update_state(...)``, ``result()``, ``reset_state()``; calling updates and returns the result."""
+    """Base class: ``update_state(...)``, ``result()``, ``reset_state()``; calling updates and returns the result.
+
+    A subclass's ``update_state`` and ``result`` also work inside ``me.function`` (see the module's doc)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "update_state" in vars(cls):
+            cls.update_state = _graph_update(vars(cls)["update_state"])
+        if "result" in vars(cls):
+            cls.result = _graph_result(vars(cls)["result"])
 
     def __init__(self, name=None, dtype=None):
         self.name = name or _default_name(type(self).__name__)

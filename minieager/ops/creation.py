@@ -60,12 +60,6 @@ def _zeros_array(shape, dtype):
     return np.full(shape, b"", dtype=object) if dtype.is_string else np.zeros(shape, dtype.np_dtype)
 
 
-@names_memory_errors("zeros")
-def _zeros_array(shape, dtype):
-    """Zeros of ``dtype``; for strings the empty string, as TF's ``zeros(..., tf.string)``."""
-    return np.full(shape, b"", dtype=object) if dtype.is_string else np.zeros(shape, dtype.np_dtype)
-
-
 def _no_string_ones(dtype, op):
     if dtype.is_string:
         raise DTypeError(f"{op}: strings have no 1; make string tensors with me.constant or me.fill.")
@@ -87,6 +81,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
 def zeros_like(x, dtype=None, name=None):
     x = convert_to_tensor(x)
     dtype = x._dtype if dtype is None else _args.dtype(dtype, "zeros_like", strings=True)
+    if _known_only_when_run(x):
+        return _filled_like(x, _zeros_array((), dtype))
     return place(_zeros_array(x._value.shape, dtype), x._device)   # on x's device, as its ops are
 
 
@@ -96,7 +92,22 @@ def ones_like(x, dtype=None, name=None):
     dtype = x._dtype if dtype is None else _args.dtype(dtype, "ones_like")
     if dtype.is_string:
         raise DTypeError("ones_like: strings have no 1; make string tensors with me.constant or me.fill.")
+    if _known_only_when_run(x):
+        return _filled_like(x, np.ones((), dtype.np_dtype))
     return place(np.ones(x._value.shape, dtype.np_dtype), x._device)
+
+
+def _known_only_when_run(x):
+    """Whether ``x``'s shape has a size (or its rank) known only when a graph runs (a traced tensor of an
+    input_signature with None in it)."""
+    shape = x._value.shape
+    return shape is None or None in shape
+
+
+def _filled_like(x, value):
+    """``value`` (a scalar array) broadcast to ``x``'s shape when the graph runs."""
+    from .shape import broadcast_like   # shape's ops build on creation's
+    return broadcast_like(place(value, x._device), x)
 
 
 @names_memory_errors("fill")

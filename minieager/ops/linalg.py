@@ -1,9 +1,10 @@
-"""Linear algebra: matmul (2-D and batched), tensordot, norm, einsum, diag and diag_part.
+"""Linear algebra: matmul (2-D and batched), tensordot, norm, einsum, diag and diag_part, solve.
 
 For ``out = a @ b`` the gradients are ``dy @ b^T`` for ``a`` and ``a^T @ dy`` for ``b``; the
 transpose flags let the backward pass use them without copying a transposed matrix.
 """
 import math
+import string
 
 import numpy as np
 
@@ -128,11 +129,6 @@ def _parse_einsum(equation, n):
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     if not all(c.isalpha() for c in letters + output):
         raise InvalidArgumentError(f"einsum: subscripts must be letters, got {equation!r}.")
-    for s in subs:
-        if len(set(s)) != len(s):
-            raise InvalidArgumentError(
-                f"einsum: a letter repeats within one input ({s!r} in {equation!r}): diagonals are not supported. "
-                f"Use me.linalg.diag_part (and me.reduce_sum for a trace).")
     return subs, output
 
 
@@ -142,13 +138,38 @@ def _einsum_vjp(dy, *inputs, out, equation):
     for k, x in enumerate(inputs):
         others = [s for j, s in enumerate(subs) if j != k]
         seen = set(output).union(*others)
-        kept = "".join(c for c in subs[k] if c in seen)   # letters summed away inside x alone come back by broadcasting
+        # letters summed away inside x alone come back by broadcasting; a repeated letter (a diagonal) once
+        kept = "".join(c for i, c in enumerate(subs[k]) if c in seen and c not in subs[k][:i])
         grad = _einsum(dy, *[t for j, t in enumerate(inputs) if j != k],
                        equation=",".join([output] + others) + "->" + kept)
-        if kept != subs[k]:
+        if len(set(subs[k])) != len(subs[k]):
+            grad = _onto_diagonals(grad, kept, subs[k], x.shape, equation)
+        elif kept != subs[k]:
             grad = broadcast_to(reshape(grad, [n if c in seen else 1 for c, n in zip(subs[k], x.shape)]), x.shape)
         grads.append(grad)
     return tuple(grads)
+
+
+def _onto_diagonals(grad, kept, sub, shape, equation):
+    """``grad`` (one axis per letter of ``kept``) laid out as an input with subscripts ``sub`` whose letters
+    repeat: a repeated letter's axes get ``grad`` on their diagonal (a product with the identity), and a letter
+    missing from ``kept`` (summed inside that input alone) broadcasts (a product with ones)."""
+    fresh = iter(c for c in string.ascii_letters if c not in equation)
+    factors, letters, target = [], [], ""
+    for c, n in zip(sub, shape):
+        if n is None:
+            raise InvalidArgumentError(f"einsum: the gradient of {equation!r} needs the size of axis {c!r}, "
+                                       f"unknown while tracing; give the function an input_signature with it.")
+        if c in target:                       # a repeat: a new letter tied to c by the identity
+            letters.append(c + next(fresh))
+            factors.append(convert_to_tensor(np.eye(n, dtype=grad.dtype.np_dtype)))
+            target += letters[-1][1]
+            continue
+        target += c
+        if c not in kept:
+            letters.append(c)
+            factors.append(convert_to_tensor(np.ones(n, dtype=grad.dtype.np_dtype)))
+    return _einsum(grad, *factors, equation=",".join([kept] + letters) + "->" + target)
 
 
 def _einsum_rule(*xs, equation):
@@ -167,7 +188,8 @@ _einsum = Op("einsum", ("x",), "einsum(equation, xs)", ("einsum of dy with the o
 
 
 def einsum(equation, *inputs, name=None):
-    """Sums of products named by subscripts: ``me.einsum("ij,jk->ik", a, b)`` is ``a @ b``."""
+    """Sums of products named by subscripts: ``me.einsum("ij,jk->ik", a, b)`` is ``a @ b``; a letter repeated
+    within one input walks its diagonal (``"ii->i"`` is the diagonal, ``"ii->"`` the trace)."""
     if not isinstance(equation, str):
         raise TypeError(f"einsum: the first argument is the equation, a string such as 'ij,jk->ik', got "
                         f"{type(equation).__name__} {equation!r:.40}. Write me.einsum(equation, *tensors).")
@@ -185,7 +207,8 @@ def einsum(equation, *inputs, name=None):
                 raise InvalidArgumentError(f"einsum: axis {c!r} has size {sizes[c]} in one input and {n} in another.")
     missing = set(output) - set(sizes)
     if missing or len(set(output)) != len(output):
-        raise InvalidArgumentError(f"einsum: every output letter must appear once and in an input, got {output!r}.")
+        raise InvalidArgumentError(f"einsum: every output letter must appear once and in an input, got {output!r} "
+                                   f"in {equation!r}.")
     return _einsum(*tensors, equation=",".join(subs) + "->" + output)
 
 
@@ -220,3 +243,45 @@ def diag_part(input, name=None, k=0):  # noqa: A002 (TF's name)
     if x.ndim < 2:
         raise InvalidArgumentError(f"linalg.diag_part: input must have rank >= 2, got shape {tuple(x.shape)}.")
     return _diag_part(x)
+
+
+# ---- solving matrix @ x = rhs ---------------------------------------------------------------------
+def _solve_vjp(dy, matrix, rhs, out, adjoint):
+    # x = A^-1 b: d/db = A^-T dy, d/dA = -(A^-T dy) x^T.  With adjoint (x = A^-T b): d/db = A^-1 dy, d/dA = -x (A^-1 dy)^T.
+    db = _matrix_solve(matrix, dy, adjoint=not adjoint)
+    da = _mm(out, db, False, True) if adjoint else _mm(db, out, False, True)
+    return ew.negative(da), db
+
+
+def _solve_rule(matrix, rhs, adjoint):
+    return AbstractArray(rhs.shape, matrix.dtype)
+
+
+_matrix_solve = Op("matrix_solve", ("matrix", "rhs"), "matrix^-1 @ rhs",
+                   ("-(matrix^-T @ dy) @ out^T", "matrix^-T @ dy"), vjp=_solve_vjp, shape_rule=_solve_rule)
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """x with ``matrix @ x = rhs`` (``tf.linalg.solve``): ``matrix`` is (..., M, M), ``rhs`` (..., M, K), the
+    same batch axes; ``adjoint=True`` solves ``matrix^T @ x = rhs``. Differentiable in both."""
+    a, b = operands("linalg.solve", matrix, rhs)
+    if not a.dtype.is_floating:
+        raise InvalidArgumentError(f"linalg.solve: the matrix is {a.dtype.name}; solving needs floats. Cast first: "
+                                   f"me.cast(matrix, me.float32) (and the rhs).")
+    shapes = f"matrix of shape {tuple(a.shape)} and rhs of shape {tuple(b.shape)}"
+    if a.ndim != b.ndim or a.ndim < 2:
+        hint = " For a vector rhs write rhs[:, None] (a column)." if b.ndim == a.ndim - 1 else ""
+        raise InvalidArgumentError(f"linalg.solve: the matrix (..., M, M) and the rhs (..., M, K) must have the same "
+                                   f"rank, at least 2; got {shapes}.{hint}")
+
+    def differ(m, n):
+        return m is not None and n is not None and m != n
+    if differ(a.shape[-1], a.shape[-2]):
+        raise InvalidArgumentError(f"linalg.solve: the matrix must be square (..., M, M); got {shapes}.")
+    if any(differ(m, n) for m, n in zip(a.shape[:-2], b.shape[:-2])):
+        raise InvalidArgumentError(f"linalg.solve: the matrix and the rhs must have the same batch axes (they do not "
+                                   f"broadcast); got {shapes}.")
+    if differ(a.shape[-1], b.shape[-2]):
+        raise InvalidArgumentError(f"linalg.solve: the rhs must have M = {a.shape[-1]} rows, one per row of the "
+                                   f"matrix; got {shapes}.")
+    return _matrix_solve(a, b, adjoint=bool(adjoint))

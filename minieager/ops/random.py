@@ -172,4 +172,4 @@ def shuffle(value, seed=None, name=None):
 
     def draw():
         return _generator(seed).permutation(n).astype(np.int64)
-    return gather(value, _random("permutation", draw, (n,), dtypes.int64, value.device))
+    return gather(value, _random("permutation", draw, (n,), dtypes.int64, value._device))

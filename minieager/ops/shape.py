@@ -43,7 +43,7 @@ def stop_gradient(input, name=None):  # noqa: A002
 # back to the input's device (TensorFlow records ``x.gpu()`` the same way). It cannot run through
 # ``Op.__call__``, which puts every output on its inputs' device, so it calls the tapes itself.
 _copy = Op("copy", ("x",), "x on another device", ("dy copied back to x's device",),
-           vjp=lambda dy, x, out: (copy_to_device(dy, x.device),), shape_rule=same)
+           vjp=lambda dy, x, out: (copy_to_device(dy, x._device),), shape_rule=same)
 
 
 def copy_to_device(x, device):
@@ -147,16 +147,22 @@ _broadcast_to = Op("broadcast_to", ("x",), "broadcast_to(x, shape)", ("sum of dy
 
 # ``x`` broadcast to the shape of ``like``: what broadcast_to does when the shape is known only when
 # the graph runs (the gradient of a reduction over a batch of unknown size).
+def _broadcast_like_rule(x, like):
+    return AbstractArray(like.shape, x.dtype)
+
+
+_broadcast_like_rule.any_rank = True     # like's rank may be unknown too: the output's is then unknown
 _broadcast_like = Op("broadcast_like", ("x", "like"), "broadcast_to(x, like.shape)",
                      ("sum of dy over the broadcast axes", None),
                      vjp=lambda dy, x, like, out: (_broadcast_to_vjp(dy, x, out, None)[0], None),
-                     shape_rule=lambda x, like: AbstractArray(like.shape, x.dtype))
+                     shape_rule=_broadcast_like_rule)
 
 
 def broadcast_like(x, like):
     """``x`` broadcast to ``like``'s shape, also where that shape has dimensions known only at run time."""
     x, like = convert_to_tensor(x), convert_to_tensor(like)
-    return x if x._value.shape == like._value.shape and None not in x._value.shape else _broadcast_like(x, like)
+    known = x._value.shape is not None and None not in x._value.shape
+    return x if known and x._value.shape == like._value.shape else _broadcast_like(x, like)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

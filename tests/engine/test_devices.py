@@ -4,6 +4,8 @@ import pytest
 import minieager as me
 from minieager.engine.device import canonical_device, current_device
 
+CPU_0 = "/job:localhost/replica:0/task:0/device:CPU:0"   # tensor.device, as TF names it
+
 InvalidArgumentError = me.errors.InvalidArgumentError
 NotFoundError = me.errors.NotFoundError
 
@@ -16,7 +18,7 @@ def test_cpu_device_spellings(name):
     with me.device(name) as placed:
         assert placed == "/cpu:0"
         t = me.constant([1.0]) * 2
-        assert t.device == "/cpu:0"
+        assert t.device == CPU_0
     assert current_device() == "/cpu:0"
 
 
@@ -28,7 +30,7 @@ def test_canonical_device_names(name, canonical):
 
 def test_tensor_device_and_cpu():
     t = me.constant([1, 2])
-    assert t.device == "/cpu:0"
+    assert t.device == CPU_0
     assert t.cpu() is t
 
 
@@ -58,7 +60,7 @@ def test_without_a_gpu_ops_in_a_gpu_block_run_on_the_cpu(name):
         x = me.constant([1.0, 2.0])
         y = me.matmul(me.reshape(x, (1, 2)), me.reshape(x, (2, 1)))
         v = me.Variable(1.0)
-    assert x.device == y.device == v.device == "/cpu:0"
+    assert x.device == y.device == v.device == CPU_0
     assert y.numpy().tolist() == [[5.0]]
     assert current_device() == "/cpu:0"
 
@@ -71,7 +73,7 @@ def test_asking_for_a_gpu_without_soft_placement_says_none_was_found(name, hard_
             pass
     assert isinstance(info.value, LookupError)
     assert current_device() == "/cpu:0"                 # the failed `with` left nothing behind
-    assert me.constant(1).device == "/cpu:0"
+    assert me.constant(1).device == CPU_0
 
 
 @no_gpu
@@ -115,3 +117,14 @@ def test_nested_device_blocks_restore_the_outer_device():
             pass
         assert current_device() == "/cpu:0"
     assert current_device() == "/cpu:0"
+
+
+def test_tensor_device_is_tfs_full_name():
+    """TF 2.21: tf.constant(1.).device, a Variable's and a soft-placed one's are all
+    '/job:localhost/replica:0/task:0/device:CPU:0'; TF's customization guide checks x.device.endswith("CPU:0")."""
+    with me.device("CPU:0"):
+        x = me.random.uniform([3, 3])
+    assert x.device == "/job:localhost/replica:0/task:0/device:CPU:0" and x.device.endswith("CPU:0")
+    assert me.Variable(1.0).device == me.constant(1.0).device == x.device
+    with me.device(x.device):                             # the full name is a device name me.device takes
+        assert current_device() == "/cpu:0"

@@ -21,7 +21,8 @@ NUMERIC = ALL[1:]
     (me.int32, "int32", np.int32), (me.int64, "int64", np.int64), (me.uint8, "uint8", np.uint8),
     (me.bool, "bool", np.bool_)])
 def test_dtype_names_and_numpy_equivalents(dtype, name, np_dtype):
-    assert str(dtype) == name and dtype.name == name and repr(dtype) == f"me.{name}"
+    # TF 2.21: str(tf.float32) is "<dtype: 'float32'>" (what print(x.dtype) shows), repr is "tf.float32"
+    assert str(dtype) == f"<dtype: '{name}'>" and dtype.name == name and repr(dtype) == f"me.{name}"
     assert me.as_dtype(name) is dtype and me.as_dtype(np_dtype) is dtype and me.as_dtype(np.dtype(np_dtype)) is dtype
     assert dtype == name and dtype == np_dtype and dtype.as_numpy_dtype is np_dtype
 

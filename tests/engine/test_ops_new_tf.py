@@ -60,7 +60,12 @@ def test_embedding_lookup_is_a_gather_of_rows_as_in_tf():
 EQUATIONS = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,ij->i", [(2, 3), (2, 3)]), ("ij->ji", [(2, 3)]),
              ("ij->", [(2, 3)]), ("i,j->ij", [(3,), (2,)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
              ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("ij,j", [(2, 3), (3,)]), ("ijk->k", [(2, 3, 2)]),
-             ("ij,kj->ik", [(2, 3), (4, 3)])]
+             ("ij,kj->ik", [(2, 3), (4, 3)]),
+             # a letter repeated within one input walks a diagonal (TF 2.21: 'ii->i' of arange(9).reshape(3, 3)
+             # is [0, 4, 8], 'ii->' and 'ii' are 12, 'ii,i->i' with [1, 2, 3] is [0, 8, 24])
+             ("ii->i", [(3, 3)]), ("ii->", [(3, 3)]), ("ii", [(3, 3)]), ("bxby->bxy", [(2, 3, 2, 4)]),
+             ("ii,i->i", [(3, 3), (3,)]), ("iji->j", [(2, 3, 2)]), ("iik->i", [(2, 2, 3)]), ("ij,ii->j", [(2, 3), (2, 2)]),
+             ("iii->i", [(2, 2, 2)])]
 
 
 @pytest.mark.parametrize("equation, shapes", EQUATIONS, ids=[e for e, _ in EQUATIONS])
@@ -86,12 +91,37 @@ def test_einsum_second_order_gradient():
     np.testing.assert_allclose(h, expected, rtol=1e-10)
 
 
+def test_einsum_diagonals_as_tfs_advanced_autodiff_guide_selects_them():
+    """The guide's 'bxby->bxy' picks each example's own block of a batch Jacobian; TF 2.21 gives these values."""
+    j = me.constant(np.arange(48.0).reshape(2, 3, 2, 4))
+    np.testing.assert_array_equal(me.einsum("bxby->bxy", j).numpy(),
+                                  np.stack([np.arange(48.0).reshape(2, 3, 2, 4)[b, :, b, :] for b in range(2)]))
+    with me.GradientTape() as tape:
+        tape.watch(j)
+        y = me.einsum("bxby->bxy", j) * me.constant(np.arange(24.0).reshape(2, 3, 4))
+    assert tape.gradient(y, j).numpy()[:, 0, :, 0].tolist() == [[0.0, 0.0], [0.0, 12.0]]   # TF 2.21's
+
+
+def test_einsum_trace_second_order_gradient():
+    x = me.constant(RNG.standard_normal((3, 3)))
+    with me.GradientTape() as outer:
+        outer.watch(x)
+        with me.GradientTape() as inner:
+            inner.watch(x)
+            y = me.einsum("ii->", x) ** 2
+        g = inner.gradient(y, x)                       # 2 trace(x) I
+    np.testing.assert_allclose(g.numpy(), 2 * np.trace(x.numpy()) * np.eye(3), rtol=1e-12)
+    np.testing.assert_allclose(outer.gradient(g, x).numpy(), 6 * np.eye(3), rtol=1e-12)   # d(sum g)/dx = 2*3 I
+
+
 def test_einsum_errors_teach():
     a, b = me.constant(np.ones((2, 3))), me.constant(np.ones((4, 5)))
     with pytest.raises(me.errors.InvalidArgumentError, match="axis 'j' has size 3 in one input and 4"):
         me.einsum("ij,jk->ik", a, b)
-    with pytest.raises(me.errors.InvalidArgumentError, match="diagonals are not supported.*diag_part"):
-        me.einsum("ii->i", me.constant(np.ones((2, 2))))
+    with pytest.raises(me.errors.InvalidArgumentError, match="every output letter must appear once.*'ij->ii'"):
+        me.einsum("ij->ii", a)           # TF: ValueError "Output subscripts contain a label appearing more than once"
+    with pytest.raises(me.errors.InvalidArgumentError, match="axis 'i' has size 2 in one input and 3"):
+        me.einsum("ii->i", a)
     with pytest.raises(me.errors.InvalidArgumentError, match="float64 tensor but the second is float32"):
         me.einsum("ij,jk->ik", a, me.ones([3, 2]))
     with pytest.raises(me.errors.InvalidArgumentError, match="2 inputs but 1 tensors"):
@@ -165,3 +195,77 @@ def test_get_static_value_get_shape_and_name_scope_as_in_tf():
                 x * x     # recorded under the open scopes
     assert (scope, inner) == ("block/", "block/inner/")
     assert tape.records[0].scope == "block/inner"
+
+
+# ---- linalg.solve -------------------------------------------------------------------------------------
+def test_solve_as_tf():
+    """TF 2.21: solve([[2, 1], [1, 3]], [[1], [2]]) is [[0.2], [0.6]], adjoint=True the same (a symmetric matrix)."""
+    a, b = me.constant([[2.0, 1.0], [1.0, 3.0]]), me.constant([[1.0], [2.0]])
+    for adjoint in (False, True):
+        x = me.linalg.solve(a, b, adjoint=adjoint)
+        assert x.dtype == me.float32 and x.shape == (2, 1)
+        np.testing.assert_allclose(x.numpy(), [[0.2], [0.6]], rtol=1e-6)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 3), st.sampled_from([(), (2,), (2, 3)]), st.booleans(), st.integers(0, 2**16))
+def test_solve_matches_numpy_and_finite_differences(m, k, batch, adjoint, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(batch + (m, m)) + 3 * np.eye(m)              # well conditioned
+    b = rng.standard_normal(batch + (m, k))
+    expected = np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b)
+    np.testing.assert_allclose(me.linalg.solve(a, b, adjoint=adjoint).numpy(), expected, rtol=1e-10, atol=1e-12)
+    check_gradients(lambda a, b: me.linalg.solve(a, b, adjoint=adjoint), a, b)
+
+
+def test_solve_second_order_gradient_against_finite_differences():
+    a = RNG.standard_normal((3, 3)) + 3 * np.eye(3)
+    b = RNG.standard_normal((3, 2))
+
+    def first(a):
+        t = me.constant(a)
+        with me.GradientTape() as tape:
+            tape.watch(t)
+            y = me.reduce_sum(me.linalg.solve(t, me.constant(b)) ** 2)
+        return tape.gradient(y, t)
+
+    a_t = me.constant(a)
+    with me.GradientTape() as outer:
+        outer.watch(a_t)
+        with me.GradientTape() as inner:
+            inner.watch(a_t)
+            y = me.reduce_sum(me.linalg.solve(a_t, me.constant(b)) ** 2)
+        g = inner.gradient(y, a_t)
+        total = me.reduce_sum(g)
+    h = outer.gradient(total, a_t).numpy()
+    eps, numeric = 1e-6, np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        numeric[i] = (float(me.reduce_sum(first(up))) - float(me.reduce_sum(first(down)))) / (2 * eps)
+    np.testing.assert_allclose(h, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_solve_in_a_function_and_as_the_advanced_autodiff_guide_uses_it():
+    # The guide's Newton step: solve(hessian + eps * I, gradient) for a column gradient.
+    h = me.constant([[4.0, 1.0], [1.0, 3.0]])
+    g = me.constant([[1.0], [2.0]])
+    step = me.function(lambda h, g: me.linalg.solve(h + 1e-3 * me.eye(2), g))
+    np.testing.assert_allclose(step(h, g).numpy(), np.linalg.solve(h.numpy() + 1e-3 * np.eye(2), g.numpy()), rtol=1e-5)
+
+
+@pytest.mark.parametrize("matrix, rhs, message", [
+    # TF 2.21 raises InvalidArgumentError for each: "Input matrix is not invertible.", "All input tensors must
+    # have the same rank.", "... same outer dimensions.", "First input (lhs) must be a square matrix.",
+    # "Input matrix and rhs are incompatible."; an int32 matrix is not among MatrixSolve's dtypes.
+    ([[1.0, 2.0], [2.0, 4.0]], [[1.0], [2.0]], r"linalg.solve: the matrix is not invertible .*shape \(2, 2\)"),
+    ([[2.0, 1.0], [1.0, 3.0]], [1.0, 2.0], r"same rank, at least 2; .*rhs of shape \(2,\)\. For a vector rhs write rhs\[:, None\]"),
+    (np.ones((2, 2, 2)), np.ones((3, 2, 1)), r"same batch axes \(they do not broadcast\)"),
+    (np.ones((2, 3)), np.ones((2, 1)), r"the matrix must be square \(\.\.\., M, M\); got matrix of shape \(2, 3\)"),
+    ([[2.0, 1.0], [1.0, 3.0]], np.ones((3, 1)), r"the rhs must have M = 2 rows"),
+    ([[1, 2], [3, 4]], [[1], [2]], r"the matrix is int32; solving needs floats"),
+])
+def test_solve_errors_teach(matrix, rhs, message):
+    with pytest.raises(me.errors.InvalidArgumentError, match=message):
+        me.linalg.solve(matrix, rhs)

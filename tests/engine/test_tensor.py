@@ -8,6 +8,8 @@ import minieager as me
 
 from .conftest import assert_tensor
 
+CPU_0 = "/job:localhost/replica:0/task:0/device:CPU:0"   # tensor.device, as TF names it
+
 InvalidArgumentError = me.errors.InvalidArgumentError
 
 
@@ -19,7 +21,7 @@ def test_attributes():
     assert t.shape.as_list() == [2, 3] and t.shape.rank == 2 and t.shape.num_elements() == 6
     assert t.dtype == me.float32 and t.dtype == "float32" and t.dtype == np.float32
     assert t.ndim == 2
-    assert t.device == "/cpu:0"
+    assert t.device == CPU_0
     assert me.constant(1).shape == ()
 
 
@@ -295,3 +297,23 @@ def test_a_python_value_that_fits_no_dtype_is_named_by_the_op_it_was_given_to():
         me.add(2**63, 1)
     with pytest.raises(me.errors.InvalidArgumentError, match=r"^add_n: 10{30} holds integers outside int64's range"):
         me.add_n([10**30])
+
+
+def test_numpy_of_a_scalar_is_a_numpy_scalar_as_in_tf():
+    """TF 2.21: tf.constant(6.).numpy() is np.float32(6.0), tf.constant(True).numpy() np.True_, a scalar
+    string b'a'; a tensor of rank >= 1 gives a new array."""
+    six = me.constant(6.0).numpy()
+    assert type(six) is np.float32 and six == 6.0
+    assert me.constant(True).numpy() is np.True_ and me.constant("a").numpy() == b"a"
+    assert type(me.Variable(2).numpy()) is np.int32
+    t = me.constant([1.0, 2.0])
+    a = t.numpy()
+    a[0] = 5.0                                            # a copy: the tensor keeps its value
+    assert isinstance(a, np.ndarray) and t.numpy().tolist() == [1.0, 2.0]
+
+
+def test_compute_gradient_of_a_scalar_steps_it():
+    # TF 2.21: tf.test.compute_gradient(lambda x: x * x, [tf.constant(3.0, tf.float64)]) gives ([[6.]], [[6.]])
+    theoretical, numerical = me.test.compute_gradient(lambda x: x * x, [me.constant(3.0, me.float64)])
+    np.testing.assert_allclose(theoretical[0], [[6.0]])
+    np.testing.assert_allclose(numerical[0], [[6.0]], rtol=1e-6)

@@ -13,6 +13,9 @@ import pytest
 
 import minieager as me
 
+CPU_0 = "/job:localhost/replica:0/task:0/device:CPU:0"   # tensor.device, as TF names it
+GPU_0 = "/job:localhost/replica:0/task:0/device:GPU:0"
+
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 LARGE = os.environ.get("MINIEAGER_GPU_SCALE") == "large"
 
@@ -32,8 +35,8 @@ def _fresh_state_for_every_test(fresh_state):
 
 def same(gpu_result, cpu_result, rtol=1e-5, atol=1e-6):
     """The GPU result lives on the GPU and equals the CPU result (values, shape, dtype)."""
-    assert gpu_result.device == "/gpu:0"
-    assert cpu_result.device == "/cpu:0"
+    assert gpu_result.device == GPU_0
+    assert cpu_result.device == CPU_0
     assert gpu_result.dtype == cpu_result.dtype, (gpu_result.dtype, cpu_result.dtype)
     assert gpu_result.shape == cpu_result.shape
     np.testing.assert_allclose(gpu_result.numpy(), cpu_result.numpy(), rtol=rtol, atol=atol)

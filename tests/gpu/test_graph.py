@@ -8,6 +8,9 @@ from minieager.errors import InvalidArgumentError
 
 from .conftest import same, scale
 
+CPU_0 = "/job:localhost/replica:0/task:0/device:CPU:0"   # tensor.device, as TF names it
+GPU_0 = "/job:localhost/replica:0/task:0/device:GPU:0"
+
 RNG = np.random.default_rng(11)
 
 
@@ -55,8 +58,9 @@ def test_a_traced_training_step_on_the_gpu_takes_the_eager_steps():
 
         run = me.function(step) if traced else step
         losses = [run() for _ in range(3)]
-        assert all(loss.device == device for loss in losses)
-        assert all(v.device == device for v in model.variables)
+        full = {"/cpu:0": CPU_0, "/gpu:0": GPU_0}[device]
+        assert all(loss.device == full for loss in losses)
+        assert all(v.device == full for v in model.variables)
         weights[(device, traced)] = [v.numpy() for v in model.variables]
     for gpu, cpu, first in zip(*weights.values(), start):
         assert not np.array_equal(cpu, first)                 # the steps moved every weight
@@ -103,11 +107,11 @@ def test_a_tensor_array_in_a_graph_loop_runs_on_the_gpu_with_eagers_values_and_g
                 tape.watch(x_gpu)
                 out = fn(x_gpu)
                 loss = me.reduce_sum(out[0]) + me.reduce_sum(out[2])
-            assert all(o.device == "/gpu:0" for o in out)
+            assert all(o.device == GPU_0 for o in out)
             for got, want in zip(out, eager):
                 same(got, want)
             grad = tape.gradient(loss, x_gpu)
-            assert grad.device == "/gpu:0"
+            assert grad.device == GPU_0
             np.testing.assert_allclose(grad.numpy(), (1 - np.tanh(2 * x.numpy()) ** 2) * 2 * [[2], [1], [2]],
                                        rtol=1e-5)
 
@@ -138,7 +142,7 @@ def test_variable_assignments_in_a_traced_function_stay_on_the_gpu():
 
     same(update(), me.constant([3.0, 5.0]))
     same(update(), me.constant([7.0, 11.0]))              # the graph reads the variable's new value
-    assert v.device == "/gpu:0" and not isinstance(v._value, np.ndarray)   # still a device array
+    assert v.device == GPU_0 and not isinstance(v._value, np.ndarray)   # still a device array
     listing = str(update.get_concrete_function().graph)
     assert "assign_variable(%0)" in listing                  # the traced product, not a constant of it
     assert "constant 2.0" in listing                         # GPU constants print their values

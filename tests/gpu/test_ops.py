@@ -14,6 +14,8 @@ from minieager.kernels.cuda import gpu_kernel
 
 from .conftest import same, scale
 
+GPU_0 = "/job:localhost/replica:0/task:0/device:GPU:0"   # tensor.device, as TF names it
+
 RNG = np.random.default_rng(20261123)
 N = scale(3, 64)
 
@@ -123,6 +125,9 @@ def test_array_ops_and_their_gradients_through_the_host_round_trip():
                      me.tensor_scatter_nd_add(t, [[1, 0]], t[0, :1]), me.math.unsorted_segment_sum(t, [1, -1, 1], 2),
                      me.meshgrid(t[0], t[1, :2])[0], me.map_fn(me.reduce_sum, t), me.searchsorted(me.sort(t), t),
                      me.sequence_mask([1, 3], N)), distinct(3, N))
+    square = normal(2, 3, 3) + 3 * np.eye(3, dtype=np.float32)
+    check(lambda a, b: (me.linalg.solve(a, b), me.linalg.solve(a, b, adjoint=True), me.einsum("bii->bi", a)),
+          square, normal(2, 3, 2))
 
 
 # ---- reductions --------------------------------------------------------------------------------
@@ -244,7 +249,7 @@ def test_random_numbers_are_reproducible_and_distributed():
         u2 = me.random.uniform([n], 2.0, 5.0)
         u3 = me.random.uniform([n], 2.0, 5.0)
     u, z = u1.numpy(), z1.numpy()
-    assert u1.device == "/gpu:0" and u1.dtype == me.float32
+    assert u1.device == GPU_0 and u1.dtype == me.float32
     np.testing.assert_array_equal(u, u2.numpy())             # the same seed, the same numbers
     assert not np.array_equal(u, u3.numpy())                 # the next call, new numbers
     assert 2.0 <= u.min() and u.max() < 5.0

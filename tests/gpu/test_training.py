@@ -6,21 +6,24 @@ import minieager as me
 
 from .conftest import scale
 
+CPU_0 = "/job:localhost/replica:0/task:0/device:CPU:0"   # tensor.device, as TF names it
+GPU_0 = "/job:localhost/replica:0/task:0/device:GPU:0"
+
 RNG = np.random.default_rng(7)
 
 
 def test_variables_live_on_the_gpu_and_take_values_from_either_device():
     with me.device("/gpu:0"):
         v = me.Variable([1.0, 2.0])
-    assert v.device == "/gpu:0"
+    assert v.device == GPU_0
     v.assign_add(me.constant([0.5, 0.5]))                    # a CPU value, copied over as in TF
     v.assign(v * 2.0)
-    assert v.device == "/gpu:0" and v.read_value().device == "/gpu:0"
+    assert v.device == GPU_0 and v.read_value().device == GPU_0
     np.testing.assert_allclose(v.numpy(), [3.0, 5.0])
     with me.GradientTape() as tape:
         y = me.reduce_sum(v * v)
     grad = tape.gradient(y, v)
-    assert grad.device == "/gpu:0"
+    assert grad.device == GPU_0
     np.testing.assert_allclose(grad.numpy(), [6.0, 10.0])
 
 
@@ -52,7 +55,8 @@ def test_optimizers_take_the_same_steps_on_both_devices(name, dtype):
     results = {}
     for device in ("/cpu:0", "/gpu:0"):
         v, optimizer = _train(OPTIMIZERS[name], device, start)
-        assert v.device == device and all(s.device == device for s in optimizer.variables()[1:])
+        full = {"/cpu:0": CPU_0, "/gpu:0": GPU_0}[device]
+        assert v.device == full and all(s.device == full for s in optimizer.variables()[1:])
         assert v.dtype == me.as_dtype(dtype) and all(s.dtype == v.dtype for s in optimizer.variables()[1:])
         results[device] = [v.numpy()] + [s.numpy() for s in optimizer.variables()[1:]]
     assert not np.array_equal(results["/cpu:0"][0], start)               # the steps did move it
@@ -80,7 +84,7 @@ def test_a_cpu_gradient_updates_a_gpu_variable_on_the_gpu():
     with me.device("/gpu:0"):
         v = me.Variable([1.0, 2.0])
     me.optimizers.SGD(0.5).apply_gradients([(me.constant([2.0, 4.0]), v)])   # TF copies it over too
-    assert v.device == "/gpu:0"
+    assert v.device == GPU_0
     np.testing.assert_allclose(v.numpy(), [0.0, 0.0])
 
 
@@ -98,7 +102,7 @@ def test_checkpoint_saved_from_the_gpu_restores_onto_the_gpu(tmp_path):
         other = me.optimizers.Adam(0.1)
         other.build([w])
     me.train.Checkpoint(v=w, optimizer=other).restore(path).assert_consumed()   # restored outside the block
-    assert w.device == "/gpu:0" and other.get_slot(w, "m").device == "/gpu:0"
+    assert w.device == GPU_0 and other.get_slot(w, "m").device == GPU_0
     np.testing.assert_array_equal(w.numpy(), saved)
     np.testing.assert_array_equal(other.get_slot(w, "m").numpy(), optimizer.get_slot(v, "m").numpy())
 
@@ -131,7 +135,7 @@ def test_layers_and_a_short_fit_match_the_cpu():
             model.compile(optimizer=me.optimizers.SGD(0.05),
                           loss=me.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
             histories[device] = model.fit(images, labels, batch_size=4, epochs=scale(1, 3), verbose=0, shuffle=False).history
-        assert all(w.device == device for w in model.weights)
+        assert all(w.device == {"/cpu:0": CPU_0, "/gpu:0": GPU_0}[device] for w in model.weights)
         weights[device] = [w.numpy() for w in model.weights]
     for a, b in zip(weights["/gpu:0"], weights["/cpu:0"]):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
@@ -143,6 +147,6 @@ def test_dataset_batches_are_made_on_the_current_device():
     data = me.data.Dataset.from_tensor_slices((np.arange(6, dtype=np.float32), np.arange(6))).batch(4)
     with me.device("/gpu:0"):
         batches = list(data)
-    assert [(x.device, y.device) for x, y in batches] == [("/gpu:0", "/gpu:0")] * 2
+    assert [(x.device, y.device) for x, y in batches] == [(GPU_0, GPU_0)] * 2
     np.testing.assert_array_equal(batches[1][0].numpy(), [4.0, 5.0])
-    assert all(x.device == "/cpu:0" for x, _ in data)
+    assert all(x.device == CPU_0 for x, _ in data)

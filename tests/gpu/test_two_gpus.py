@@ -17,6 +17,9 @@ from minieager.errors import InvalidArgumentError, NotFoundError
 
 from .conftest import SIMULATED
 
+GPU_0 = "/job:localhost/replica:0/task:0/device:GPU:0"   # tensor.device, as TF names it
+GPU_1 = "/job:localhost/replica:0/task:0/device:GPU:1"
+
 pytestmark = pytest.mark.skipif(not SIMULATED and me.num_gpus() < 2, reason="this machine has one GPU")
 
 RNG = np.random.default_rng(5)
@@ -58,7 +61,7 @@ def test_the_guides_second_gpu_example_runs_on_gpu_1(current):
     x = me.random.normal([10, 10])
     x_gpu1 = x.gpu(1)
     product = me.matmul(x_gpu1, x_gpu1)                        # "Runs on GPU:1"
-    assert x_gpu1.device == product.device == "/gpu:1"
+    assert x_gpu1.device == product.device == GPU_1
     np.testing.assert_allclose(product.numpy(), x.numpy() @ x.numpy(), rtol=1e-5, atol=1e-5)
     assert current is None or current and set(current) == {1}   # every array was made in GPU 1's context
 
@@ -70,7 +73,7 @@ def test_the_guides_second_gpu_example_runs_on_gpu_1(current):
 def test_ops_on_gpu_1_stay_there_and_equal_the_cpu(current, op):
     x = me.constant(RNG.standard_normal((4, 3)).astype(np.float32))
     got = op(x.gpu(1))
-    assert got.device == "/gpu:1"
+    assert got.device == GPU_1
     np.testing.assert_allclose(got.numpy(), op(x).numpy(), rtol=1e-5, atol=1e-6)
     assert current is None or set(current) == {1}
 
@@ -79,12 +82,12 @@ def test_with_device_gpu_1_places_variables_and_an_optimizer_steps_there(current
     with me.device("/gpu:1"):
         v = me.Variable([1.0, -2.0])
         noise = me.random.uniform([2])
-    assert v.device == noise.device == "/gpu:1"
+    assert v.device == noise.device == GPU_1
     optimizer = me.optimizers.Adam(0.1)
     with me.GradientTape() as tape:
         loss = me.reduce_sum(v * v)
     optimizer.apply_gradients([(tape.gradient(loss, v), v)])
-    assert v.device == "/gpu:1" and all(s.device == "/gpu:1" for s in optimizer.variables()[1:])
+    assert v.device == GPU_1 and all(s.device == GPU_1 for s in optimizer.variables()[1:])
     np.testing.assert_allclose(v.numpy(), [0.9, -1.9], rtol=1e-5)
     assert current is None or set(current) == {1}
 
@@ -94,9 +97,9 @@ def test_copies_between_gpus_are_recorded_and_send_gradients_home(current):
     with me.GradientTape() as tape:
         tape.watch(x)
         y = me.reduce_sum(me.square(x.gpu(1)))
-    assert y.device == "/gpu:1"
+    assert y.device == GPU_1
     grad = tape.gradient(y, x)
-    assert grad.device == "/gpu:0"
+    assert grad.device == GPU_0
     np.testing.assert_allclose(grad.numpy(), [2.0, 4.0, 6.0])
 
 
@@ -111,7 +114,7 @@ def test_two_gpus_in_one_op_or_one_graph_are_refused(current):
 
     with pytest.raises(InvalidArgumentError, match=r"add: the function's tensor arguments .* \(/gpu:0 and /gpu:1\)"):
         add(a, b)
-    assert add(b, b).device == "/gpu:1" and add(b, b).numpy().tolist() == [4.0]
+    assert add(b, b).device == GPU_1 and add(b, b).numpy().tolist() == [4.0]
 
 
 def test_a_third_gpu_does_not_exist(current):

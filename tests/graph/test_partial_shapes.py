@@ -160,3 +160,45 @@ def test_the_graph_drawing_shows_unknown_dimensions_as_question_marks():
     traced = me.function(lambda x: x * 2.0, input_signature=[me.TensorSpec([None, 784], me.float32)])
     svg = traced.get_concrete_function().graph.draw().to_svg()
     assert "?×784 · float32" in svg and "None×" not in svg and "×784 · float32" not in svg.replace("?×784", "")
+
+
+# ---- a tape inside a function of unknown sizes (its first gradient is ones_like(target)) ----------------
+@pytest.mark.parametrize("shape", [[None], None])
+def test_a_tape_inside_a_function_with_unknown_sizes_or_rank(shape):
+    """TF 2.21: the same function on [2., 1.] returns [4., 2.] for TensorSpec([None]) and TensorSpec(None)."""
+    @me.function(input_signature=[me.TensorSpec(shape)])
+    def grad_of_square(x):
+        with me.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        return tape.gradient(y, x)
+
+    np.testing.assert_array_equal(grad_of_square(me.constant([2.0, 1.0])).numpy(), [4.0, 2.0])
+    np.testing.assert_array_equal(grad_of_square(me.constant([3.0, 1.0, -1.0])).numpy(), [6.0, 2.0, -2.0])
+    assert len(grad_of_square._concrete) == 1
+
+
+def test_ones_like_and_zeros_like_of_unknown_sizes_are_made_when_the_graph_runs():
+    @me.function(input_signature=[me.TensorSpec(None, me.int32)])
+    def ones_and_zeros(x):
+        return me.ones_like(x), me.zeros_like(x, dtype=me.float32)
+
+    ones, zeros = ones_and_zeros(me.constant([[1, 2, 3], [4, 5, 6]]))
+    assert ones.dtype == me.int32 and ones.numpy().tolist() == [[1, 1, 1], [1, 1, 1]]
+    assert zeros.dtype == me.float32 and zeros.numpy().tolist() == [[0.0] * 3] * 2
+
+
+def test_a_custom_gradient_inside_a_function_of_unknown_length():
+    """TF 2.21: clip_gradients(x * x) (the advanced-autodiff guide's) on [2., 1.] gives [1.4142135, 0.70710677]."""
+    @me.custom_gradient
+    def clip_gradients(y):
+        return y, lambda dy: me.clip_by_norm(dy, 0.5)
+
+    @me.function(input_signature=[me.TensorSpec([None])])
+    def f(x):
+        with me.GradientTape() as tape:
+            tape.watch(x)
+            y = clip_gradients(x * x)
+        return tape.gradient(y, x)
+
+    np.testing.assert_allclose(f(me.constant([2.0, 1.0])).numpy(), [1.4142135, 0.70710677], rtol=1e-6)

@@ -162,6 +162,9 @@ def test_linalg_and_nn_rules(data):
     a, b = floats((m, k), rng), floats((k, n), rng)
     run_and_check(lambda a, b: [a @ b, me.matmul(a, b, transpose_a=True) if m == k else a @ b,
                                 me.einsum("ij,jk->ik", a, b), me.linalg.diag(b[0]), me.linalg.diag_part(a)], a, b)
+    square = me.constant(rng.uniform(-1, 1, (2, m, m)).astype(np.float32) + 4 * np.eye(m, dtype=np.float32))
+    run_and_check(lambda s, r: [me.linalg.solve(s, r), me.linalg.solve(s, r, adjoint=True), me.einsum("bii->bi", s)],
+                  square, floats((2, m, n), rng))
     labels = me.constant(rng.integers(0, n, m).astype(np.int32))
     logits = a @ b
     run_and_check(lambda z: [me.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=z),

@@ -120,3 +120,56 @@ def test_sum_and_accuracies():
     assert float(cat(np.eye(3)[LABELS], LOGITS)) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="do not match"):
         sparse([0, 1], LOGITS)
+
+
+# ---- metrics inside me.function (TF's quickstart "advanced" updates them in its train_step) -------------
+def test_metrics_count_on_every_call_of_a_function_as_in_tf():
+    """TF 2.21, the same function: returns [0.5, 0.5, 0.6667, 0.75]; Mean().result() 1.5, accuracy 0.75."""
+    mean, accuracy = me.keras.metrics.Mean(), me.keras.metrics.SparseCategoricalAccuracy()
+
+    @me.function
+    def step(x, y, p, w):
+        mean.update_state(x, sample_weight=w)
+        return accuracy(y, p)
+
+    outs = [float(step(me.constant([float(i), 10.0]), me.constant([1, 0]), me.constant([[0.1, 0.9], [0.4 * i, 0.8]]),
+                       me.constant([1.0, 0.0]))) for i in range(4)]
+    np.testing.assert_allclose(outs, [0.5, 0.5, 2 / 3, 0.75], rtol=1e-6)
+    assert float(mean.result()) == 1.5 and float(accuracy.result()) == 0.75
+    assert len(step._concrete) == 1                                    # one trace served all four calls
+    listing = str(step.get_concrete_function(me.constant([0.0, 0.0]), me.constant([1, 0]), me.constant(
+        [[0.1, 0.9], [0.0, 0.8]]), me.constant([1.0, 0.0])).graph)
+    assert "metric_update" in listing and "metric_result" in listing
+
+
+def test_a_custom_metric_works_inside_a_function():
+    class Largest(me.keras.metrics.Metric):
+        def __init__(self, name="largest"):
+            super().__init__(name)
+            self.largest = self.add_weight("largest", initial=-np.inf)
+
+        def update_state(self, values):
+            self.largest.assign(max(float(self.largest), float(me.reduce_max(values))))
+
+        def result(self):
+            return me.identity(self.largest)
+
+    largest = Largest()
+
+    @me.function
+    def track(x):
+        largest(x)
+
+    for x in ([1.0, 3.0], [2.0], [5.0, -1.0]):
+        track(me.constant(x))
+    assert float(largest.result()) == 5.0
+
+
+def test_a_metric_update_with_star_arguments_inside_a_function_says_to_name_them():
+    class Star(me.keras.metrics.Mean):
+        def update_state(self, *values):
+            super().update_state(values[0])
+
+    star = Star()
+    with pytest.raises(me.errors.InvalidArgumentError, match=r"Star.update_state inside me.function: name its"):
+        me.function(lambda x: star.update_state(x))(me.constant(1.0))

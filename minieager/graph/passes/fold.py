@@ -21,7 +21,7 @@ def _run(node):
     with no_observers():
         result = node.op(*inputs, **dict(node.attrs))
     results = result if isinstance(result, (tuple, list)) else (result,)
-    return tuple(r.numpy() for r in results)
+    return tuple(np.asarray(r.numpy()) for r in results)
 
 
 @graph_pass("constant folding")
