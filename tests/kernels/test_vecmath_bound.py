@@ -49,10 +49,12 @@ def sample(size=10 ** 7):
     """``size`` float32 inputs: the edges, then a log-uniform spread over every exponent, then [-10, 10]."""
     edges = np.array([0.0, -0.0, np.inf, -np.inf, F32.smallest_subnormal, -F32.smallest_subnormal,
                       F32.tiny, -F32.tiny, F32.max, -F32.max], np.float32)
-    near = neighbours([F32.smallest_subnormal * 2 ** 10, F32.tiny, 0.00035211, WORST_INPUT, 0.5493061,  # atanh(0.5)
+    near = neighbours([F32.smallest_subnormal * 2 ** 10, F32.tiny, 2 ** -25,
+                       0.00035211,             # below it, the exact tanh(x) rounds to x
+                       WORST_INPUT, 0.5493061,  # atanh(0.5)
                        SATURATES, 10.0, 89.0, F32.max / 2])
     n = size - 2 * (len(edges) + len(near)) - 1
-    spread = RNG.integers(0, 2 ** 32, n // 2, dtype=np.uint32).view(np.float32)   # bit patterns: every exponent
+    spread = RNG.integers(0, 2 ** 32, n // 2, dtype=np.uint32).view(np.float32)   # every exponent
     dense = RNG.uniform(-10, 10, n - n // 2).astype(np.float32)
     x = np.concatenate([edges, near, -near, spread, dense, edges, np.float32([np.nan])])
     assert x.size == size
@@ -71,9 +73,9 @@ def test_float32_tanh_is_within_two_ulp_of_exact_on_ten_million_inputs():
     assert np.isnan(got[~numbers]).all()
     assert np.array_equal(np.signbit(got[numbers]), np.signbit(x[numbers]))   # odd: -0.0 stays -0.0
     big = np.abs(x) >= SATURATES
-    assert np.array_equal(got[big], np.sign(x[big]))       # exactly +-1 where tanh rounds to 1, inf included
+    assert np.array_equal(got[big], np.sign(x[big]))    # exactly +-1 where tanh rounds to 1, inf included
     tiny = np.abs(x) < np.float32(2 ** -25)
-    assert np.array_equal(got[tiny], x[tiny])              # x itself, subnormals included (1 - e and 1 + e are exact)
+    assert np.array_equal(got[tiny], x[tiny])           # x itself, subnormals included: 1 - e, 1 + e exact
 
 
 def test_the_documented_worst_case_measures_as_documented():

@@ -26,16 +26,20 @@ x = 0.51916277) by running it on every positive float32 (2**31 of them; tanh is 
 is copied exactly) against float64's tanh. An ulp here is the float32 spacing in the binade of the
 exact value (2**-149 among the subnormals). It holds where the polynomial's multiply-adds are FMA
 instructions (``fastmath={"contract"}``, below; every x86-64 CPU with AVX2 has them, and numba
-compiles for the host CPU): the same bits with AVX-512 and with AVX2 (``NUMBA_CPU_NAME=haswell``),
-checked on 10**7 inputs; without FMA it is unmeasured. ``tests/kernels/test_vecmath_bound.py`` checks the bound on 10**7
-inputs (the edges, the worst case, every exponent, and [-10, 10] densely) in the real loop, and
-that the fused chain equals the eager ops bit for bit. The recipe it replaced (``-m / (2 + m)`` with
-``m = expm1(-2|v|)``, a Taylor series of degree 7) reached 2.5 ulp: the rounding of ``m`` counted
-twice. Below 2**-25, tanh(x) is x itself; from 9.010914 on, exactly +-1; nan gives nan.
+compiles for the host CPU); AVX-512 and AVX2 code give the same bits on 10**7 inputs (AVX2 chosen
+with ``NUMBA_CPU_NAME=haswell`` and ``NUMBA_CPU_FEATURES`` listing AVX2's features: the name
+alone keeps the host's AVX-512). Without FMA the bound is unmeasured.
+``tests/kernels/test_vecmath_bound.py`` checks it on 10**7 inputs (the edges, the worst case,
+every exponent, and [-10, 10] densely) in the real loop, and that the fused chain equals the eager
+ops bit for bit. The recipe it replaced (``-m / (2 + m)`` with ``m = expm1(-2|v|)``, a Taylor
+series of degree 7) reached 2.5 ulp: the rounding of ``m`` counted twice. Below 2**-25, tanh(x)
+is x itself; from 9.010914 on, exactly +-1; nan gives nan.
 
-Measured on 1e6 float32 elements, one thread, AVX-512 (AMD EPYC, Zen 4), alternating rounds on a
-busy machine: the fused chain's loop 0.61 ms against 0.93 ms with the recipe before and 1.79 ms
-for NumPy's four ufunc calls (see bench/bench_graph.py for ``me.function`` itself).
+Its cost, per call of the fused chain on 1e6 float32 elements on one thread, counted by callgrind
+(AVX2 code: valgrind has no AVX-512): 4.28 million instructions, against 5.05 million with the
+recipe before and 14.8 million for NumPy's four ufunc calls; the AVX-512 loop body is 32
+instructions per 16 elements (36 before). Timed on a busy 2-core AMD EPYC (Zen 4, AVX-512), one
+thread: 0.36 ms against 0.43 ms before (``bench/bench_graph.py --elementwise``).
 
 exp and sigmoid stay on the float64 route (``vexp``): correctly rounded in nearly all cases. A
 float32 exp built the same way was tried: within 1.01 ulp of the exact value and 2.8x faster
@@ -43,8 +47,9 @@ than the float64 route, but up to 3 ulp from NumPy's own float32 exp (itself up 
 where ``tests/fuzz`` allows 2; and fused kernels must compute what the eager loops compute.
 
 float64 ``vtanh`` keeps the recipe the float32 one replaced, ``-m / (2 + m)`` with
-``m = expm1(-2|x|)`` from a float64 ``_expm1_f64``: within 3 ulp of NumPy over 600,000 values from 1e-300 to 25 (measured;
-``tests/fuzz`` checks 4). Its earlier Taylor series near 0 stopped at x**9 and was 73 ulp off.
+``m = expm1(-2|x|)`` from a float64 ``_expm1_f64``: within 3 ulp of NumPy over 600,000 values
+from 1e-300 to 25 (measured; ``tests/fuzz`` checks 4). Its earlier Taylor series near 0 stopped at
+x**9 and was 73 ulp off.
 
 Use these inside kernels compiled with ``fastmath={"contract"}``: it lets LLVM fuse each
 ``a * b + c`` of the polynomials into one FMA instruction (faster, and rounded once instead of
