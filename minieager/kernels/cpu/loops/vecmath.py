@@ -38,8 +38,10 @@ is x itself; from 9.010914 on, exactly +-1; nan gives nan.
 Its cost, per call of the fused chain on 1e6 float32 elements on one thread, counted by callgrind
 (AVX2 code: valgrind has no AVX-512): 4.28 million instructions, against 5.05 million with the
 recipe before and 14.8 million for NumPy's four ufunc calls; the AVX-512 loop body is 32
-instructions per 16 elements (36 before). Timed on a busy 2-core AMD EPYC (Zen 4, AVX-512), one
-thread: 0.36 ms against 0.43 ms before (``bench/bench_graph.py --elementwise``).
+instructions per 16 elements (36 before). Timed on a 2-core AMD EPYC (Zen 4, AVX-512) at load ~1,
+``me.function`` on two threads against NumPy (``bench/bench_graph.py --elementwise``, 2 runs each,
+old and new alternating): 1e6 elements 3.6x faster (2.9-3.0x before), 1e7 5.5-5.7x (4.7-5.0x);
+AVX2 code for both (see bench/README.md): 1e6 4.0x (3.2-3.3x), 1e7 5.0-5.3x (4.1-4.3x).
 
 exp and sigmoid stay on the float64 route (``vexp``): correctly rounded in nearly all cases. A
 float32 exp built the same way was tried: within 1.01 ulp of the exact value and 2.8x faster
