@@ -12,18 +12,46 @@ of a float. ``vexp`` computes in float64, so it serves float32 (where the result
 correctly rounded in nearly all cases) and float64 (within ~2 ulp of NumPy); sigmoid, softplus
 and softmax are built on it.
 
-``vtanh`` also has a float32 version, the same recipe with float32 constants. A float64 takes
-two float32 slots of a vector register, so a float32 loop does twice the elements per
-instruction (16 per AVX-512 instruction, 8 with AVX2), and float32 precision (2**-24) needs 7
-Taylor terms where float64 needs 14. Measured at 1e6 float32 elements: 0.25 ms on one thread,
-0.13 ms on two, against 1.45 and 0.73 ms for the float64 route it replaced (which had no FMAs,
-see below); NumPy's own SIMD tanh takes 0.23 ms on its one thread. Its error, measured over 40
-million float32 values, is at most 2.5 ulp (NumPy's: 1.4); the kernel tests check it across
-the whole float32 range, in the loops' scalar tails, and at nan, +-inf and -0.0.
+``vtanh`` also has a float32 version, computed in float32 throughout. A float64 takes two float32
+slots of a vector register, so a float32 loop does twice the elements per instruction (16 per
+AVX-512 instruction, 8 with AVX2), and float32 precision needs a polynomial of degree 6 where
+float64 needs 14. It is what graph mode's fused chain ``tanh(x*w + b)*0.5 + x`` spends its time
+on, so each instruction counts (``_tanh_f32``): tanh|v| = (1 - e) / (1 + e) with e = exp(-2|v|),
+where e = s + 2s*h is assembled from s = 2**n (bits written from the rounding constant, no
+float-to-int conversion) and a minimax polynomial h = expm1(2r)/2; since s and 2s*h are exact,
+1 - e and 1 + e are each rounded once, and no separate nan test is needed (nan flows through).
 
-float64 ``vtanh`` is the same recipe again, ``-m / (2 + m)`` with ``m = expm1(-2|x|)`` from a
-float64 ``_expm1_f64``: within 3 ulp of NumPy over 600,000 values from 1e-300 to 25 (measured;
-``tests/fuzz`` checks 4). Its earlier Taylor series near 0 stopped at x**9 and was 73 ulp off.
+Its error bound: **at most 2 ulp** of the exact tanh, measured at 1.93 ulp at worst (at
+x = 0.51916277) by running it on every positive float32 (2**31 of them; tanh is odd and the sign
+is copied exactly) against float64's tanh. An ulp here is the float32 spacing in the binade of the
+exact value (2**-149 among the subnormals). It holds where the polynomial's multiply-adds are FMA
+instructions (``fastmath={"contract"}``, below; every x86-64 CPU with AVX2 has them, and numba
+compiles for the host CPU); AVX-512 and AVX2 code give the same bits on 10**7 inputs (AVX2 chosen
+with ``NUMBA_CPU_NAME=haswell`` and ``NUMBA_CPU_FEATURES`` listing AVX2's features: the name
+alone keeps the host's AVX-512). Without FMA the bound is unmeasured.
+``tests/kernels/test_vecmath_bound.py`` checks it on 10**7 inputs (the edges, the worst case,
+every exponent, and [-10, 10] densely) in the real loop, and that the fused chain equals the eager
+ops bit for bit. The recipe it replaced (``-m / (2 + m)`` with ``m = expm1(-2|v|)``, a Taylor
+series of degree 7) reached 2.5 ulp: the rounding of ``m`` counted twice. Below 2**-25, tanh(x)
+is x itself; from 9.010914 on, exactly +-1; nan gives nan.
+
+Its cost, per call of the fused chain on 1e6 float32 elements on one thread, counted by callgrind
+(AVX2 code: valgrind has no AVX-512): 4.28 million instructions, against 5.05 million with the
+recipe before and 14.8 million for NumPy's four ufunc calls; the AVX-512 loop body is 32
+instructions per 16 elements (36 before). Timed on a 2-core AMD EPYC (Zen 4, AVX-512) at load ~1,
+``me.function`` on two threads against NumPy (``bench/bench_graph.py --elementwise``, 2 runs each,
+old and new alternating): 1e6 elements 3.6x faster (2.9-3.0x before), 1e7 5.5-5.7x (4.7-5.0x);
+AVX2 code for both (see bench/README.md): 1e6 4.0x (3.2-3.3x), 1e7 5.0-5.3x (4.1-4.3x).
+
+exp and sigmoid stay on the float64 route (``vexp``): correctly rounded in nearly all cases. A
+float32 exp built the same way was tried: within 1.01 ulp of the exact value and 2.8x faster
+than the float64 route, but up to 3 ulp from NumPy's own float32 exp (itself up to 2.54 ulp off),
+where ``tests/fuzz`` allows 2; and fused kernels must compute what the eager loops compute.
+
+float64 ``vtanh`` keeps the recipe the float32 one replaced, ``-m / (2 + m)`` with
+``m = expm1(-2|x|)`` from a float64 ``_expm1_f64``: within 3 ulp of NumPy over 600,000 values
+from 1e-300 to 25 (measured; ``tests/fuzz`` checks 4). Its earlier Taylor series near 0 stopped at
+x**9 and was 73 ulp off.
 
 Use these inside kernels compiled with ``fastmath={"contract"}``: it lets LLVM fuse each
 ``a * b + c`` of the polynomials into one FMA instruction (faster, and rounded once instead of
@@ -43,17 +71,6 @@ def _pow2(typingctx, n):
         bits = builder.shl(builder.add(args[0], ir.Constant(i64, 1023)), ir.Constant(i64, 52))
         return builder.bitcast(bits, ir.DoubleType())
     return types.float64(types.int64), codegen
-
-
-@intrinsic
-def _pow2_f32(typingctx, n):
-    """2.0**n as float32 for an integer n in [-126, 127]: the bits ((n + 127) << 23) read as a float32."""
-    def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        n32 = context.cast(builder, args[0], signature.args[0], types.int32)
-        bits = builder.shl(builder.add(n32, ir.Constant(i32, 127)), ir.Constant(i32, 23))
-        return builder.bitcast(bits, ir.FloatType())
-    return types.float32(n), codegen
 
 
 _LOG2E = 1.4426950408889634
@@ -86,42 +103,54 @@ def vexp(x):
 # float32 constants: in numba, float32 combined with a Python float (a float64) gives float64,
 # and the whole computation would silently move back to float64.
 f32 = np.float32
-_LOG2E_F32 = f32(_LOG2E)
-_ROUND_F32 = f32(12582912.0)      # 1.5 * 2**23
-_LN2_HI_F32 = f32(0.693359375)    # 355/512: n * _LN2_HI_F32 is exact for |n| < 2**15
-_LN2_LO_F32 = f32(-2.12194440e-4)
+_ROUND_F32 = f32(12582912.0)              # 1.5 * 2**23
+_TWO_LOG2E_F32 = f32(2 * _LOG2E)
+_HALF_LN2_F32 = f32(0.34657359027997264)  # ln2 / 2; n * its rounding error stays below 2**-23 for |n| <= 29
+_TANH_LIMIT_F32 = f32(-10)                # tanh(10) rounds to 1 in float32 (from 9.01 on)
+# expm1(2r) / 2 = r + r**2 * (c0 + c1 r + ... + c4 r**4) for |r| <= ln2/4: a minimax fit (weighted least
+# squares iterated towards equal ripple), relative error below 1.8e-8 (0.3 ulp) with these float32 values.
+_TANH_C0, _TANH_C1, _TANH_C2, _TANH_C3, _TANH_C4 = (
+    f32(0.99999994), f32(0.66666174), f32(0.3333376), f32(0.13386528), f32(0.04442403))
 
 
-@njit(inline="always", error_model="numpy")
-def _expm1_f32(x):
-    """exp(x) - 1 in float32 for x in [-20, 0] (all tanh needs), accurate also near 0."""
-    n = (x * _LOG2E_F32 + _ROUND_F32) - _ROUND_F32
-    r = (x - n * _LN2_HI_F32) - n * _LN2_LO_F32
-    # expm1(r) = r + r**2/2! + ... + r**7/7!: the next term is about 2**-26 of it at |r| = ln2/2.
-    q = r + r * r * (f32(1 / 2) + r * (f32(1 / 6) + r * (f32(1 / 24) + r * (
-        f32(1 / 120) + r * (f32(1 / 720) + r * f32(1 / 5040))))))
-    # exp(x) - 1 = 2**n * (q + 1) - 1 = 2**n * q + (2**n - 1), where 2**n - 1 is exact for n >= -24
-    # (and rounds to -1 below): q's full relative precision carries over, also for x near 0.
-    s = _pow2_f32(np.int32(n))
-    return s * q + (s - f32(1))
+@intrinsic
+def _pow2_of_rounded_f32(typingctx, t):
+    """2.0**n as float32, for t = n + 1.5 * 2**23 (n in [-126, 127]): t's low bits hold n, so the bits
+    (t << 23) + (127 << 23) are 2**n (the higher bits of t shift out). No float-to-int conversion."""
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        bits = builder.shl(builder.bitcast(args[0], i32), ir.Constant(i32, 23))
+        return builder.bitcast(builder.add(bits, ir.Constant(i32, 127 << 23)), ir.FloatType())
+    return types.float32(types.float32), codegen
 
 
 @njit(inline="always", error_model="numpy")
 def _tanh_f32(v):
-    # tanh(a) = (1 - e**(-2a)) / (1 + e**(-2a)) = -m / (2 + m) with m = expm1(-2a) in (-1, 0]: no
-    # overflow for a >= 0, and expm1 keeps full precision near 0, where 1 - e**(-2a) would cancel.
-    a = min(abs(v), f32(10))   # tanh(10) rounds to 1 in float32
-    m = _expm1_f32(-(a + a))
-    t = np.copysign(-m / (f32(2) + m), v)   # tanh is odd; -0.0 stays -0.0
-    return t if v == v else v
+    """tanh of a float32, in float32: within 1.93 ulp of the exact value (see the module docstring)."""
+    # tanh|v| = (1 - e) / (1 + e) with e = exp(-2|v|) in (0, 1]: no overflow, and 1 - e keeps full
+    # precision near 0 because e is assembled from parts that are exact (below).
+    y = -abs(v)
+    y = _TANH_LIMIT_F32 if y < _TANH_LIMIT_F32 else y   # nan stays nan (the comparison is false)
+    # e = exp(2y) = 2**n * exp(2r), n = round(2y / ln2), r = y - n * ln2/2 in [-ln2/4, ln2/4]. Adding
+    # 1.5 * 2**23 rounds 2y / ln2 to an integer (np.round would be a libm call that blocks vectorising).
+    t = y * _TWO_LOG2E_F32 + _ROUND_F32
+    n = t - _ROUND_F32
+    r = y - n * _HALF_LN2_F32            # one FMA: exact to far below float32 precision for |n| <= 29
+    s = _pow2_of_rounded_f32(t)
+    h = r + r * r * (_TANH_C0 + r * (_TANH_C1 + r * (_TANH_C2 + r * (_TANH_C3 + r * _TANH_C4))))
+    # exp(2r) = 1 + 2h, so e = s + 2s*h, where s = 2**n and 2s*h are exact: 1 - e and 1 + e are each
+    # rounded once, and the division once more (the errors measured in the module docstring).
+    e_part = (s + s) * h
+    return np.copysign(((f32(1) - s) - e_part) / ((f32(1) + s) + e_part), v)   # odd; -0.0 stays -0.0
 
 
 @njit(inline="always", error_model="numpy")
 def _expm1_f64(x):
     """exp(x) - 1 in float64 for x in [-40, 0] (all tanh needs), accurate also near 0.
 
-    The float64 twin of ``_expm1_f32``: the same reduction, with the Taylor series of expm1(r) to
-    r**13 / 13! (the next term is below 2**-56 of it for |r| <= ln2/2).
+    The reduction of ``vexp``, with the Taylor series of expm1(r) to r**13 / 13! (the next term is
+    below 2**-56 of it for |r| <= ln2/2); 2**n * q + (2**n - 1) keeps q's full relative precision
+    near 0, where 2**n - 1 is exact.
     """
     n = (x * _LOG2E + _ROUND) - _ROUND
     r = (x - n * _LN2_HI) - n * _LN2_LO
@@ -134,7 +163,7 @@ def _expm1_f64(x):
 
 @njit(inline="always", error_model="numpy")
 def _tanh_f64(x):
-    # The float32 recipe in float64: tanh(a) = -m / (2 + m), m = expm1(-2a). A Taylor series of tanh
+    # tanh(a) = -m / (2 + m), m = expm1(-2a), in float64. A Taylor series of tanh
     # near 0 with (1 - e) / (1 + e) elsewhere was used before; it was 73 ulp off for |x| < 1/16
     # (the series stopped at x**9) and lost bits to the cancellation in 1 - e just above.
     v = np.float64(x)
