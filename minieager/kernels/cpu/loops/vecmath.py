@@ -43,7 +43,8 @@ instructions per 16 elements (36 before). Timed on a 2-core AMD EPYC (Zen 4, AVX
 old and new alternating): 1e6 elements 3.6x faster (2.9-3.0x before), 1e7 5.5-5.7x (4.7-5.0x);
 AVX2 code for both (see bench/README.md): 1e6 4.0x (3.2-3.3x), 1e7 5.0-5.3x (4.1-4.3x).
 
-exp and sigmoid stay on the float64 route (``vexp``): correctly rounded in nearly all cases. A
+exp and sigmoid stay on the float64 route (``vexp``): correctly rounded in nearly all cases; their
+bound is also 2 ulp, and the 10**7 inputs of the same test measure 0.5 ulp at worst. A
 float32 exp built the same way was tried: within 1.01 ulp of the exact value and 2.8x faster
 than the float64 route, but up to 3 ulp from NumPy's own float32 exp (itself up to 2.54 ulp off),
 where ``tests/fuzz`` allows 2; and fused kernels must compute what the eager loops compute.
