@@ -16,6 +16,10 @@ by the wall time. That is how many CPUs this process could have had: its own use
 nobody used. What the neighbours used, and what a hypervisor gave other machines (steal time),
 is left out. ``usable_threads(n)`` rounds that to a thread count, at most ``n``.
 
+In a container that may use all of a big host's cores under a CPU quota (Binder, most
+JupyterHubs), the host's many idle cores make every window look free, and the count stays the
+quota (``machine.available_cpus()``): there the quota, not a neighbour's core, is the limit.
+
 The reading costs ~20 us and happens at most once per ``SAMPLE_SECONDS``, from a kernel about
 to run on several threads (small ops never ask). Where ``/proc/stat`` does not exist (macOS,
 Windows) every CPU counts as free.
