@@ -20,6 +20,8 @@ _BLAS_THREAD_ENVS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS
 
 _num_threads = None   # set by set_num_threads(); None means "the default"
 _blas_limits = None   # the live threadpoolctl limiter; dropping it would restore BLAS's own count
+_blas_count = None    # the BLAS's thread count as last set by set_blas_threads (None: not set yet)
+_blas_libraries = None  # threadpoolctl's controllers of the loaded BLAS libraries, found once
 
 
 # ----------------------------------------------------------------------------- CPUs
@@ -198,7 +200,7 @@ def set_num_threads(n):
     exceed numba.config.NUMBA_NUM_THREADS (set MINIEAGER_NUM_THREADS before importing minieager
     to change the pool).
     """
-    global _num_threads, _blas_limits
+    global _num_threads, _blas_limits, _blas_count
     from threadpoolctl import threadpool_limits
 
     n = int(n)
@@ -208,7 +210,22 @@ def set_num_threads(n):
     if _blas_limits is not None:
         _blas_limits.restore_original_limits()
     _blas_limits = threadpool_limits(limits=n)
+    _blas_count = n
     _num_threads = n
+
+
+def set_blas_threads(n):
+    """Let the BLAS behind NumPy use ``n`` threads for its next products (at most the configured
+    count; see kernels/cpu/threads.py). Only a change calls the library (~1 us)."""
+    global _blas_count, _blas_libraries
+    if n == _blas_count:
+        return
+    if _blas_libraries is None:
+        from threadpoolctl import ThreadpoolController
+        _blas_libraries = ThreadpoolController().select(user_api="blas").lib_controllers
+    for library in _blas_libraries:
+        library.set_num_threads(n)
+    _blas_count = n
 
 
 # ----------------------------------------------------------------------------- GPUs

@@ -3,6 +3,7 @@ import pytest
 
 import minieager as me
 from minieager.kernels.cpu import broadcast, threads
+from minieager.kernels.cpu.free_cpus import FreeCPUs
 from minieager.nn.optimizers import reset_global_step
 
 
@@ -33,13 +34,16 @@ def numba_loops_from_small_size(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def no_recent_blas_call():
-    """Every test starts as if no matrix product had just run.
+def no_recent_blas_call_and_no_neighbours(monkeypatch):
+    """Every test starts as if no matrix product had just run, and every CPU were free.
 
-    For ``threads.BLAS_SPIN_SECONDS`` after one, large loops run on one thread (or in NumPy),
-    so without this a test's path would depend on whether the test before it multiplied matrices.
+    For ``threads.BLAS_SPIN_SECONDS`` after a product, and while other programs hold all CPUs but
+    one, large loops run on one thread (or in NumPy). Without this a test's path would depend on
+    whether the test before it multiplied matrices, or on what else the machine is running.
+    tests/kernels/test_free_cpus.py watches the real CPUs.
     """
     threads.forget_blas_call()
+    monkeypatch.setattr(threads, "_free_cpus", FreeCPUs(stat_path=None))
 
 
 # ---- hypothesis profiles (tests/fuzz) --------------------------------------------------------------

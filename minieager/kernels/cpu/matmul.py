@@ -15,7 +15,7 @@ import numpy as np
 from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 from .broadcast import downcast, upcast
-from .threads import blas_called
+from .threads import blas_called, blas_threads
 
 
 @register_kernel("matmul", "cpu")
@@ -26,6 +26,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
         a = np.swapaxes(a, -1, -2)
     if transpose_b:
         b = np.swapaxes(b, -1, -2)
+    blas_threads()  # as many as the neighbours leave free (threads.py)
     out = np.matmul(a, b)
     blas_called()   # its threads now spin for a while: the next loops run on one thread (threads.py)
     return downcast(out, dtype)

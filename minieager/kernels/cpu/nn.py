@@ -52,7 +52,7 @@ from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
-from .threads import blas_called, use_threads_for
+from .threads import blas_called, blas_threads, use_threads_for
 
 
 def _out_and_pad(size, k, stride, padding):
@@ -142,6 +142,7 @@ def conv2d(x, w, strides, padding):
     oh, ow, _, _ = _geometry(x.shape[1:3], (kh, kw), strides, padding)
     w_matrix = w.reshape(kh * kw * c, f)
     out = np.empty((x.shape[0], oh, ow, f), np.result_type(x, w))
+    blas_threads()
     for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
         np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=out[images].reshape(-1, f))
         blas_called()
@@ -162,6 +163,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     w_matrix_t = w.reshape(kh * kw * c, f).T
     _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
     dx = np.zeros(tuple(input_shape), np.result_type(dy, w))
+    blas_threads()
     for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, dx.dtype)):
         dcol = dy[images].reshape(-1, f) @ w_matrix_t
         blas_called()
@@ -179,6 +181,7 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     kh, kw, c, f = filter_shape
     n, oh, ow, _ = dy.shape
     dw = np.zeros((kh * kw * c, f), np.result_type(x, dy))
+    blas_threads()
     for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
         dw += _patches(x[images], (kh, kw), strides, padding).T @ dy[images].reshape(-1, f)
         blas_called()

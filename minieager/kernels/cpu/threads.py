@@ -36,6 +36,13 @@ product, then reduce_max and a divide on its result), those two ops took 0.79-0.
 threads, 0.58-0.62 on one, and 0.39-0.40 in NumPy. Loops far from any product (a chain of large
 elementwise ops) still get every thread.
 
+On a shared machine, "all of them" means all the CPUs the neighbours leave free
+(``free_cpus.py``): with one core held by another program, a loop split over two threads waits
+for the half on the busy core, and one thread is faster. The same count goes to the BLAS before
+each product (``blas_threads()``), whose threads would otherwise spin on the busy core too. When
+that leaves one thread, the kernels that NumPy does in a single SIMD pass hand it to NumPy, as
+they do right after a product.
+
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
 """
@@ -43,12 +50,14 @@ import threading
 import time
 
 from ... import machine
+from .free_cpus import FreeCPUs
 
 PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
 BLAS_SPIN_SECONDS = 0.1   # how long after a BLAS call its threads may still be spinning
 
 _this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
 _blas_spins_until = 0.0            # perf_counter() time until which BLAS threads may be spinning
+_free_cpus = FreeCPUs()             # what the neighbours leave us (free_cpus.py)
 
 
 def blas_called():
@@ -68,14 +77,28 @@ def forget_blas_call():
     _blas_spins_until = 0.0
 
 
+def parallel_threads():
+    """The thread count a large loop gets now: the configured count, capped by the CPUs the
+    neighbours leave free, and 1 soon after a BLAS call (see the module docstring)."""
+    if blas_spinning():
+        return 1
+    return _free_cpus.usable_threads(machine.get_num_threads())
+
+
+def blas_threads():
+    """Give the BLAS the threads the neighbours leave free; call it right before a product."""
+    machine.set_blas_threads(_free_cpus.usable_threads(machine.get_num_threads()))
+
+
 def use_threads_for(size, splits=2):
     """Set numba's thread count for a loop over ``size`` elements; return that count.
 
     ``splits`` is how many iterations the ``prange`` loop has (images, rows ...): with one, there
     is nothing to share, and starting the other threads would only cost their wake-up. Soon after
-    a BLAS call it is 1 as well (see the module docstring).
+    a BLAS call, or when the neighbours hold all cores but one, it is 1 as well (see the module
+    docstring).
     """
-    wanted = machine.get_num_threads() if size >= PARALLEL_SIZE and splits > 1 and not blas_spinning() else 1
+    wanted = parallel_threads() if size >= PARALLEL_SIZE and splits > 1 else 1
     if getattr(_this_thread, "count", None) != wanted:
         import numba   # here, not at the top: only a numba loop needs it (see loops/__init__.py)
         numba.set_num_threads(wanted)
