@@ -39,11 +39,11 @@ class VariableWatcher:
         self.variables = []
 
     def __enter__(self):
-        recording.observers.append(self)
+        recording.add_observer(self)
         return self
 
     def __exit__(self, *exc):
-        recording.observers.remove(self)
+        recording.remove_observer(self)
 
     def _observe(self, op, inputs, outputs, attrs):
         for t in inputs:
@@ -96,13 +96,10 @@ def _fresh(tensors):
     """New tensors with the values of ``tensors`` that no tape links to them. While me.function traces,
     a value exists only when the graph runs, so each is a ``custom_gradient_output`` node, recorded
     with the tapes paused."""
-    if not recording.tracers:
+    if recording.tracer() is None:
         return tuple(wrap(t._value, t._device) for t in tensors)
-    paused, recording.observers[:] = recording.observers[:], []
-    try:
+    with recording.paused():
         return tuple(_traced_output(t) for t in tensors)
-    finally:
-        recording.observers[:] = paused
 
 
 def custom_gradient(f):
@@ -149,7 +146,7 @@ def custom_gradient(f):
         op = CustomGradientOp(f.__name__, all_names, f"{f.__name__}({', '.join(all_names)})",
                               [f"{f.__name__}'s grad_fn(dy) (custom gradient)"] * len(all_names),
                               vjp=vjp, num_outputs=len(outputs))
-        if recording.observers:     # the tapes (and, in a trace, me.gradients' recorder)
+        if recording.observing:     # the tapes (and, in a trace, me.gradients' recorder)
             recording.record(op, tuple(inputs) + tuple(variables), outputs, {})
         return nest.pack_sequence_as(result, list(outputs))
 

@@ -10,7 +10,7 @@ graph to graph, and run whenever the graph runs. Eagerly there is no graph to ad
 from .. import nest
 from ..autodiff.backprop import backward
 from ..autodiff.tape import UnconnectedGradients
-from ..engine.recording import tracers
+from ..engine import recording
 from ..engine.tensor import Tensor
 from ..errors import InaccessibleTensorError, InvalidArgumentError
 from ..ops.creation import convert_to_tensor, zeros_like
@@ -32,12 +32,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     depend on it), as tensors of the graph being traced. ``grad_ys``: the gradients of ``ys`` to start
     from (ones by default); ``stop_gradients``: tensors the gradient does not flow through.
     ``gate_gradients`` and ``aggregation_method`` are accepted for TF's signature."""
-    if not tracers:
+    tracer = recording.tracer()
+    if tracer is None:
         raise RuntimeError(
             "me.gradients is not supported when eager execution is enabled (as tf.gradients): it adds gradient "
             "ops to the graph being built. Use me.GradientTape instead, or call it inside me.function or a "
             "me.compat.v1 graph.")
-    tracer = tracers[-1]
     flat_ys, flat_xs = _tensors(ys, "ys"), _tensors(xs, "xs")
     for what, t in [("ys", y) for y in flat_ys] + [("xs", x) for x in flat_xs]:
         if isinstance(t, SymbolicTensor) and t._tracer is not tracer:

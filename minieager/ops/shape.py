@@ -50,12 +50,12 @@ def copy_to_device(x, device):
     """``x``'s value on the canonical ``device`` ("/cpu:0", "/gpu:0"): ``x`` itself if it is there."""
     if x._device == device:
         return x
-    if recording.tracers:
+    if recording.tracer() is not None:
         raise InvalidArgumentError(
             f"Cannot copy a tensor to {device} inside me.function: graphs run on one device. Place the "
             f"function's arguments and variables on {device} before calling it.")
     out = wrap(to_device(x._value, device), device)
-    if recording.observers:
+    if recording.observing:
         recording.record(_copy, (x,), (out,), NO_ATTRS)
     return out
 

@@ -40,11 +40,11 @@ class CallRecorder:
         self.calls = []
 
     def __enter__(self):
-        recording.observers.append(self)
+        recording.add_observer(self)
         return self
 
     def __exit__(self, *exc):
-        recording.observers.remove(self)
+        recording.remove_observer(self)
 
     def _observe(self, op, inputs, outputs, attrs):
         self.calls.append((op, [abstract(t._value) for t in inputs], [abstract(t._value) for t in outputs],

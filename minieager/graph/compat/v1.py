@@ -398,7 +398,7 @@ class Session:
                     f"shape {array.shape}.")
             arrays.append(array)
         graph_part = _IRGraph([n for n in tracer.nodes if n in needed], inputs, outputs, name="session_run")
-        was_open = tracer in recording.tracers
+        was_open = any(t is tracer for t in recording.this_thread.tracers)
         if was_open:             # py_func bodies run eagerly
             graph.tracer.__exit__(None, None, None)
         try:
