@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import DTypeError, InvalidArgumentError
-from ..engine.abstract import AbstractArray, reduction, same
+from ..engine.abstract import AbstractArray, known_size, reduction, same
 from ..engine.op import Op
 from ..engine.tensor import Tensor, place
 from . import elementwise as ew
@@ -276,7 +276,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     check_not_bool("cumprod", x)
     axis = normalize_axis(axis, x.ndim, "cumprod")
-    n = x.shape[axis]
+    n = known_size("cumprod", x.shape, axis)
     if reverse:
         x = _reversed(x, axis)
     position = np.arange(n).reshape((n,) + (1,) * (x.ndim - axis - 1))
@@ -309,4 +309,7 @@ def unbroadcast(grad, shape):
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i + extra] != 1)
     if stretched:
         grad = reduce_sum(grad, axis=stretched, keepdims=True)
-    return grad if grad._value.shape == shape else reshape(grad, shape)
+    grad_shape = grad._value.shape
+    if len(grad_shape) == len(shape) and all(n is None or n == g for g, n in zip(grad_shape, shape)):
+        return grad        # (a dimension of ``shape`` unknown while tracing is the size grad has)
+    return reshape(grad, shape)

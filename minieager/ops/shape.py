@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..engine import recording
-from ..engine.abstract import AbstractArray, same
+from ..engine.abstract import AbstractArray, known_size, same
 from ..engine.device import to_device
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
@@ -266,7 +266,7 @@ def split(value, num_or_size_splits, axis=0, name=None):
     from .indexing import getitem
     x = convert_to_tensor(value)
     axis = normalize_axis(axis, x.ndim, "split")
-    sizes = _args.split_sizes(num_or_size_splits, x.shape[axis], "split", axis)
+    sizes = _args.split_sizes(num_or_size_splits, known_size("split", x.shape, axis), "split", axis)
     pieces, start = [], 0
     for size in sizes:
         pieces.append(getitem(x, (slice(None),) * axis + (slice(start, start + size),)))
@@ -278,7 +278,7 @@ def unstack(value, axis=0, name=None):
     from .indexing import getitem
     x = convert_to_tensor(value)
     axis = normalize_axis(axis, x.ndim, "unstack")
-    return [getitem(x, (slice(None),) * axis + (i,)) for i in range(x.shape[axis])]
+    return [getitem(x, (slice(None),) * axis + (i,)) for i in range(known_size("unstack", x.shape, axis))]
 
 
 def _pad_vjp(dy, x, out, paddings, constant_values):
