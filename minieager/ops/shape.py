@@ -66,13 +66,27 @@ def _reshape_rule(x, shape):
     return AbstractArray(tuple(None if n == -1 else n for n in shape), x.dtype)
 
 
+_reshape_rule.any_rank = True     # the new shape does not depend on x's (of unknown rank, as TF's)
+
+
 def _as_reshape_target(shape):
     """A shape with at most one unknown (None) dimension as reshape takes it: the unknown one -1."""
     return tuple(-1 if n is None else n for n in shape)
 
 
-_reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",),
-              vjp=lambda dy, x, out, shape: (reshape(dy, _as_reshape_target(x.shape)),), shape_rule=_reshape_rule)
+def _reshape_vjp(dy, x, out, shape):
+    x_shape = x._value.shape
+    if x_shape is None or x_shape.count(None) > 1:    # known only when the graph runs: x's shape then
+        return (_reshape_like(dy, x),)
+    return (reshape(dy, _as_reshape_target(x_shape)),)
+
+
+_reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",), vjp=_reshape_vjp, shape_rule=_reshape_rule)
+# ``x`` reshaped to the shape of ``like``: reshape's gradient where that shape is known only when the graph runs.
+_reshape_like = Op("reshape_like", ("x", "like"), "reshape(x, like.shape)", ("reshape(dy, x.shape)", None),
+                   vjp=lambda dy, x, like, out: (_reshape_like(dy, x), None),
+                   shape_rule=lambda x, like: AbstractArray(like.shape, x.dtype))
+_reshape_like.shape_rule.any_rank = True
 
 
 def reshape(tensor, shape, name=None):

@@ -30,7 +30,12 @@ def cast(x, dtype):
 
 @register_kernel("reshape")
 def reshape(x, shape):
-    return x.reshape(shape)
+    try:
+        return x.reshape(shape)
+    except ValueError:    # sizes a graph learns only when it runs (None while tracing): eager's message
+        raise InvalidArgumentError(
+            f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements) into {tuple(shape)}. "
+            f"The number of elements must stay the same.") from None
 
 
 @register_kernel("transpose")
@@ -41,6 +46,11 @@ def transpose(x, perm):
 @register_kernel("broadcast_to")
 def broadcast_to(x, shape):
     return np.asarray(np.broadcast_to(x, shape), order="C")
+
+
+@register_kernel("reshape_like")
+def reshape_like(x, like):
+    return x.reshape(like.shape)
 
 
 @register_kernel("broadcast_like")
