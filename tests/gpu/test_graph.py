@@ -178,5 +178,5 @@ def test_gradients_over_unknown_dimensions_and_custom_gradients_on_the_gpu():
             z = any_rank(x)
         results.append([grad(x), tape.gradient(y, x), tape.gradient(z, x)])
     for cpu, gpu in zip(*results):
-        assert gpu.device == "/gpu:0"
+        assert gpu.device == GPU_0
         np.testing.assert_allclose(gpu.numpy(), cpu.numpy(), rtol=1e-5, atol=1e-6)
