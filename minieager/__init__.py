@@ -88,7 +88,7 @@ set_random_seed = random.set_seed
 
 def executing_eagerly():
     """True, except while ``me.function`` traces a function (or a compat.v1 graph is being built)."""
-    return not _recording.tracers
+    return _recording.tracer() is None
 
 
 def enable_eager_execution(*args, **kwargs):

@@ -28,11 +28,33 @@ def apply_vjp(op, inputs, outputs, attrs, dys, needs):
     """
     if op.selective:
         attrs = dict(attrs, needs=needs)
-    if op.num_outputs == 1:
-        sent = op.vjp(dys[0], *inputs, out=outputs[0], **attrs)
-    else:
-        sent = op.vjp(dys, *inputs, out=outputs, **attrs)
+    try:
+        if op.num_outputs == 1:
+            sent = op.vjp(dys[0], *inputs, out=outputs[0], **attrs)
+        else:
+            sent = op.vjp(dys, *inputs, out=outputs, **attrs)
+    except (TypeError, InvalidArgumentError) as err:
+        unknown = _unknown_sizes(op, inputs)
+        if not unknown:
+            raise
+        raise InvalidArgumentError(
+            f"{op.name}: its gradient needs sizes that me.function knows only when the graph runs: {unknown} "
+            f"(None in an input_signature, or a size that depends on values). Give that dimension a size in the "
+            f"input_signature, or take this gradient outside me.function. ({type(err).__name__}: {err})") from err
     return op.checked_grads(sent, inputs)
+
+
+def _unknown_sizes(op, inputs):
+    """'dimension 0 of x (shape (None, 3))' for each input dimension unknown while tracing; '' if none."""
+    found = []
+    for i, t in enumerate(inputs):
+        shape = t._value.shape
+        name = op.inputs[i] if i < len(op.inputs) else f"input {i}"
+        if shape is None:
+            found.append(f"the rank of {name}")
+        else:
+            found += [f"dimension {d} of {name} (shape {tuple(shape)})" for d, n in enumerate(shape) if n is None]
+    return ", ".join(found)
 
 
 def reachable_records(records, source_ids):

@@ -5,8 +5,8 @@
         y = x * x
     tape.gradient(y, x)        # 2x
 
-While a tape is open it sits in ``engine.recording.observers``; every op offers itself to
-``_observe``, and the tape keeps a ``TapeRecord`` when one of the op's inputs is watched.
+While a tape is open it sits in its thread's ``engine.recording.this_thread.observers``; every op
+offers itself to ``_observe``, and the tape keeps a ``TapeRecord`` when one of the op's inputs is watched.
 ``tape.records`` is the tape's introspection API (see docs/architecture.md).
 """
 import contextlib
@@ -78,18 +78,18 @@ class GradientTape:
 
     # ---- the context ------------------------------------------------------------------
     def __enter__(self):
-        if any(o is self for o in recording.observers):
+        if any(o is self for o in recording.this_thread.observers):
             raise ValueError(
                 "Tape is still recording: this GradientTape is already open, and a tape cannot be entered "
                 "again inside its own `with` block (as in TF). Use a second tape for nested derivatives.")
-        recording.observers.append(self)
+        recording.add_observer(self)
         self._recording = True
         return self
 
     def __exit__(self, *exc):
         self._recording = False
         try:
-            recording.observers.remove(self)
+            recording.remove_observer(self)
         except ValueError:   # already removed (a debugger's trace may have paused the observers)
             pass
         return False

@@ -19,7 +19,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.device import CPU, to_device, to_host
 from ..engine.op import EffectOp
-from ..engine.recording import outside_traces, tracers
+from ..engine.recording import outside_traces, tracer
 from ..engine.tensor import Tensor, _new_object, _next_id, wrap
 from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
@@ -53,7 +53,7 @@ class Variable(Tensor):
             # Straight to the requested dtype: Variable(0.1, dtype=float64) must not pass through float32.
             initial_value = constant(initial_value, dtype=dtype)
         value = convert_to_tensor(initial_value)
-        if tracers and hasattr(value, "_tracer"):    # a symbolic tensor of me.function: no value yet
+        if hasattr(value, "_tracer") and tracer() is not None:    # a symbolic tensor of me.function: no value yet
             raise InvalidArgumentError(
                 "me.Variable: the initial value is a symbolic tensor of a function me.function is tracing, so "
                 "it has no value yet. Create the variable outside the function (or from a constant or an "
@@ -79,8 +79,9 @@ class Variable(Tensor):
         self._version = 0
         self._constraint = constraint
         self._initializer = None
-        if tracers:                  # made while me.function traces: the function keeps count (its rule, TF's)
-            tracers[-1].created_variables.append(self)
+        tracing = tracer()
+        if tracing is not None:      # made while me.function traces: the function keeps count (its rule, TF's)
+            tracing.created_variables.append(self)
 
     @property
     def name(self):
@@ -152,7 +153,8 @@ class Variable(Tensor):
     def _current(self):
         """The value an update starts from. Eagerly, a plain tensor (an update is not an op on the
         variable for tapes to record); while me.function traces, what the graph reads at this point."""
-        return tracers[-1].read(self) if tracers else self._snapshot()
+        tracing = tracer()
+        return tracing.read(self) if tracing is not None else self._snapshot()
 
     def assign(self, value, read_value=True):
         """Replace the value (same dtype and shape). Returns the variable (None with read_value=False)."""

@@ -18,7 +18,7 @@ from ..train import Checkpoint  # noqa: F401
 
 def executing_eagerly():
     """True, except while ``me.function`` traces a function (as ``me.executing_eagerly``)."""
-    return not _recording.tracers
+    return _recording.tracer() is None
 
 
 def enable_eager_execution(*args, **kwargs):

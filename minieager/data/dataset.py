@@ -79,14 +79,14 @@ class _Iterator:
 
     def __init__(self, elements):
         self._elements = elements
-        self._made_in_trace = bool(recording.tracers)
+        self._made_in_trace = recording.tracer() is not None
         self._peeked = []          # the element a trace looked at, not yet returned by a run
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        if recording.tracers and not self._made_in_trace:
+        if not self._made_in_trace and recording.tracer() is not None:
             return self._traced_next()
         return _to_tensors(self._next_arrays())
 

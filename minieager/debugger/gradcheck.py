@@ -47,9 +47,7 @@ def replay(records, target, nudged):
     """sum(target) in float64, with the tensors in ``nudged`` ({tensor id: Tensor}) replaced."""
     hidden = _custom_inner(records)
     values = dict(nudged)
-    paused = recording.observers[:]     # the replay is not the learner's code: no tape records it
-    recording.observers.clear()
-    try:
+    with recording.paused():     # the replay is not the learner's code: no tape records it
         for r in records:
             if r.index in hidden:
                 continue
@@ -60,8 +58,6 @@ def replay(records, target, nudged):
                 ins.append(values[t._id])
             for t, o in zip(r.outputs, _call(r, ins)):
                 values[t._id] = o
-    finally:
-        recording.observers[:] = paused
     if target._id not in values:
         raise TraceError("check_gradient: the replay did not reach the target.")
     return float(np.sum(values[target._id].numpy().astype(np.float64)))

@@ -156,14 +156,11 @@ def _schedule(records, target, sources):
         raw.append((record, [(o, dy) for o, dy in zip(record.outputs, dys) if dy is not None], grads_out))
 
     # Other open tapes must not record the debugger's backward pass (it is not the user's code).
-    paused = recording.observers[:]
-    recording.observers.clear()
     try:
-        grads = backward(records, [target], [None], sources, on_step=on_step)
+        with recording.paused():
+            grads = backward(records, [target], [None], sources, on_step=on_step)
     except InvalidArgumentError as e:
         raise TraceError(str(e)) from e
-    finally:
-        recording.observers[:] = paused
     return raw, grads
 
 

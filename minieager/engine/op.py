@@ -15,7 +15,9 @@ from ..kernels.registry import get_kernel
 from . import recording
 from .dtypes import string as _STRING
 from .device import CPU
-from .recording import observers, tracers  # lists that are only ever mutated, so these names stay valid
+# every thread's open observers and tracers (lists only ever mutated, so these names stay valid), and
+# this thread's: the eager path reads the thread-local only when one of the two lists is non-empty
+from .recording import observing, this_thread, tracing
 from .tensor import wrap
 
 NO_ATTRS = MappingProxyType({})   # the attrs of every attribute-less call: one shared, read-only mapping
@@ -102,8 +104,8 @@ class Op:
         # it is only ever given when no tape is open, so no tape records it.
         if inputs[0]._dtype is _STRING and not self.strings:
             raise string_error(self.name)
-        if tracers:                                  # me.function is tracing: record, do not run
-            return tracers[-1].call(self, inputs, attrs)
+        if tracing and this_thread.tracers:          # me.function is tracing: record, do not run
+            return this_thread.tracers[-1].call(self, inputs, attrs)
         device = inputs[0]._device
         kernel = self._kernels.get(device) or self._load_kernel(device)
         try:                                         # (free in Python 3.11 unless it raises)
@@ -124,15 +126,15 @@ class Op:
             raise out_of_memory(self.name, err) from None
         if self.num_outputs == 1:
             output = wrap(result, device)
-            if observers:                    # a GradientTape (or a variable watcher) is open:
-                for observer in observers:   # recording.record, spelled out
+            if observing:                    # a GradientTape (or a variable watcher) is open:
+                for observer in this_thread.observers:   # recording.record, spelled out
                     observer._observe(self, inputs, (output,), attrs)
             if recording.check_numerics:
                 _check_numerics(self.name, (output,))
             return output
         outputs = tuple(wrap(r, device) for r in result)
-        if observers:
-            for observer in observers:
+        if observing:
+            for observer in this_thread.observers:
                 observer._observe(self, inputs, outputs, attrs)
         if recording.check_numerics:
             _check_numerics(self.name, outputs)
@@ -145,13 +147,13 @@ class Op:
         a plain method call costs less than ``op(a, b)``, which packs ``*inputs`` and ``**attrs``.
         """
         device = a._device
-        if b._device != device or tracers or a._dtype is _STRING:
+        if b._device != device or tracing or a._dtype is _STRING:
             return self(a, b)                # __call__ explains the mismatch, or records the call
         kernel = self._kernels.get(device) or self._load_kernel(device)
         output = wrap(kernel(a._value, b._value), device)
-        if observers:
+        if observing:
             inputs, outputs = (a, b), (output,)
-            for observer in observers:
+            for observer in this_thread.observers:
                 observer._observe(self, inputs, outputs, NO_ATTRS)
         if recording.check_numerics:
             _check_numerics(self.name, (output,))
@@ -227,8 +229,8 @@ class EffectOp(Op):
         self.traced = traced         # traced(tracer, attrs, outputs): what the effect changes
 
     def __call__(self, *inputs, **attrs):
-        if tracers:
-            return tracers[-1].effect(self, inputs, attrs)
+        if tracing and this_thread.tracers:
+            return this_thread.tracers[-1].effect(self, inputs, attrs)
         kernel = self._kernels.get(CPU) or self._load_kernel(CPU)
         try:
             result = kernel(*[t._value for t in inputs], **attrs)

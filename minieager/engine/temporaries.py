@@ -45,7 +45,7 @@ import sys
 import sysconfig
 
 from .device import CPU
-from .recording import observers
+from .recording import observing   # any thread's tapes: a tape keeps the arrays it records
 
 MIN_SIZE = 1 << 16   # elements: 256 KiB of float32, NumPy's threshold too
 
@@ -90,7 +90,7 @@ def _called_from_binary_op():
 def _private_array(t):
     """``t``'s array if nothing but ``t`` refers to it, it owns its memory and it is large enough
     (also how ``me.TensorArray.write`` knows it may write into its buffer, ops/tensor_array.py)."""
-    if observers or t._device != CPU:
+    if observing or t._device != CPU:
         return None
     array = t._value
     if (array.size >= MIN_SIZE and array.base is None and array.flags.writeable

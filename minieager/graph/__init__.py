@@ -14,3 +14,4 @@ draw.py          Graph.draw(): the tape debugger's visual language
 passes/          the optimisation passes and fusion
 """
 from .ir import Graph, Interpreter, Node, run  # noqa: F401
+from . import gradients  # noqa: F401,E402  (installs the tracing of a @custom_gradient's grad_fn)

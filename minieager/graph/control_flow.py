@@ -26,7 +26,7 @@ from .. import nest
 from ..autodiff.tape import GradientTape
 from ..engine.abstract import AbstractArray, abstract
 from ..engine.op import EffectOp, Op
-from ..engine.recording import observers, tracers
+from ..engine.recording import observed, this_thread, tracer
 from ..engine.tensor import Tensor, wrap
 from ..errors import InvalidArgumentError
 from ..kernels.registry import register_kernel
@@ -153,9 +153,9 @@ def _record_effect(outer, name, what, formula, inputs, attrs, stand_ins, n, inte
                            traced=lambda tracer, a, o: tracer.forget_reads(), num_outputs=n)
     op.interpret_fn, op.results = interpret, stand_ins
     out = outer.effect(op, inputs, attrs)
-    if observers and n:
+    if observed() and n:
         guard = Op(name, ("inputs",), formula, vjp=_no_gradient_in_trace(what), num_outputs=n)
-        for observer in observers:
+        for observer in this_thread.observers:
             observer._observe(guard, inputs, out if n > 1 else (out,), attrs)
     return out
 
@@ -228,9 +228,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     _check_callable(false_fn, "false_fn", "me.cond(pred, true_fn, false_fn)")
     _check_bool_scalar(pred, "me.cond", "pred",
                        "Compare or reduce it first, e.g. me.reduce_any(x > 0) (as tf.cond in a tf.function).")
-    if not (tracers and isinstance(pred, SymbolicTensor)):
+    outer = tracer()
+    if not (outer is not None and isinstance(pred, SymbolicTensor)):
         return true_fn() if pred else false_fn()       # eager, or a value known while tracing
-    outer = tracers[-1]
     true_graph, true_caps, true_result = _subgraph(outer, f"{outer.name}_true", true_fn)
     false_graph, false_caps, false_result = _subgraph(outer, f"{outer.name}_false", false_fn)
     if (nest.pack_sequence_as(true_result, [0] * len(nest.flatten(true_result))) !=
@@ -331,12 +331,13 @@ def _while_vjp(dys, *inputs, out, **attrs):
     wrt = tuple(i for i, t in enumerate(inputs) if t.dtype.is_floating)
     if not wrt:
         return (None,) * len(inputs)
-    if tracers:
+    outer = tracer()
+    if outer is not None:
         results = _stand_ins([inputs[i] for i in wrt])
         op = _SubgraphOp("while_grad", ("dys", "loop_vars", "captured"), "d while / d inputs",
                          vjp=_no_second_derivative, num_outputs=len(wrt), shape_rule=_fixed(results))
         op.interpret_fn, op.results = _interpret_while_grad, results
-        grads = tracers[-1].record(op, (*dys, *inputs), dict(attrs, num_dys=len(dys), wrt=wrt), results)
+        grads = outer.record(op, (*dys, *inputs), dict(attrs, num_dys=len(dys), wrt=wrt), results)
         grads = (grads,) if len(wrt) == 1 else grads
     else:
         grads = _while_gradients(dys, inputs, wrt=wrt, **attrs)
@@ -396,7 +397,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     limit = _check_maximum_iterations(maximum_iterations)
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else list(loop_vars)
-    if not tracers:                          # eagerly: a Python loop, checked as the traced one is
+    outer = tracer()
+    if outer is None:                        # eagerly: a Python loop, checked as the traced one is
         values = [v if nest.is_composite(v) else convert_to_tensor(v) for v in nest.flatten(structure)]
         want, steps = _describe_tensors(values), 0
 
@@ -410,7 +412,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
             steps += 1
         return _pack(loop_vars, single, values, expand_composites=False)
 
-    outer = tracers[-1]
     if any(getattr(leaf, "_shape_unknown", False) for leaf in nest.flatten(structure)):
         _learn_element_shapes(outer, body, structure)
     flat = [convert_to_tensor(v) for v in nest.flatten(structure, expand_composites=True)]

@@ -16,6 +16,7 @@ changed unknown; a graph with unknown dimensions serves every call whose shapes 
 import functools
 import inspect
 import logging
+import threading
 
 import numpy as np
 
@@ -145,7 +146,7 @@ class ConcreteFunction:
     def _call_flat(self, tensors):
         # Called inside another function's trace, the graph is inlined as traced, so that the outer
         # function's passes see (and optimise) all of it.
-        outputs = iter(run(self.graph if recording.tracers else self.run_graph, *tensors, *self.captured))
+        outputs = iter(run(self.graph if recording.tracer() is not None else self.run_graph, *tensors, *self.captured))
         return nest.pack_sequence_as(self._structure, [None if leaf is None else next(outputs)
                                                        for leaf in nest.flatten(self._structure)])
 
@@ -174,6 +175,7 @@ class Function:
         self._tracing_history = []   # TF's retracing detector: calls per trace, most recent last
         self._warnings = 0
         self._traced = False         # traced at least once (variables may be created on the first trace only)
+        self._lock = threading.RLock()   # one thread traces it at a time (as tf.function); running needs no lock
         functools.update_wrapper(self, python_function)
 
     @staticmethod
@@ -248,19 +250,25 @@ class Function:
             key_parts.append((pname, structure, tuple(parts)))
         key = tuple(key_parts)
         concrete = self._concrete.get(key) or self._general_for(key)
-        if concrete is not None:
-            self._called_without_tracing()
-            return concrete, tensors
+        if concrete is None:
+            with self._lock:          # another thread may have traced this signature while we waited
+                concrete = self._concrete.get(key) or self._general_for(key)
+                if concrete is None:
+                    return self._trace_new(bound, leaves, key), tensors
+        self._called_without_tracing()
+        return concrete, tensors
+
+    def _trace_new(self, bound, leaves, key):
         if self.reduce_retracing:
             key = self._relaxed(key)
         concrete = self._trace(bound, leaves, key)
         if concrete.captured:         # one that reads an enclosing trace's tensors is good for that call only
-            return concrete, tensors
+            return concrete
         self._concrete[key] = concrete
         if _has_unknown_dims(key):
             self._general.append(key)
         self._called_with_tracing()
-        return concrete, tensors
+        return concrete
 
     def _general_for(self, key):
         """The trace whose signature has unknown dimensions that this call's shapes fit, if any."""
@@ -374,7 +382,7 @@ class Function:
     def _trace_once(self, bound, leaves, key):
         original, bound = bound, self._signature.bind(*bound.args, **bound.kwargs)   # a copy: may trace twice
         # Traced inside another trace (or a compat.v1 graph), it may read that graph's tensors: captures.
-        tracer = Tracer(self.name, parent=recording.tracers[-1] if recording.tracers else None)
+        tracer = Tracer(self.name, parent=recording.tracer())
         shapes = iter([part[1] for _, _, parts in key for part in parts if part[0] == "tensor"])
         with tracer:
             args = []

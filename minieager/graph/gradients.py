@@ -8,12 +8,15 @@ graph to graph, and run whenever the graph runs. Eagerly there is no graph to ad
 ``me.GradientTape``.
 """
 from .. import nest
+from ..autodiff import custom_gradient
 from ..autodiff.backprop import backward
 from ..autodiff.tape import UnconnectedGradients
-from ..engine.recording import tracers
+from ..engine import recording
 from ..engine.tensor import Tensor
 from ..errors import InaccessibleTensorError, InvalidArgumentError
 from ..ops.creation import convert_to_tensor, zeros_like
+from .control_flow import _subgraph
+from .ir import run
 from .symbolic import SymbolicTensor
 
 
@@ -32,12 +35,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     depend on it), as tensors of the graph being traced. ``grad_ys``: the gradients of ``ys`` to start
     from (ones by default); ``stop_gradients``: tensors the gradient does not flow through.
     ``gate_gradients`` and ``aggregation_method`` are accepted for TF's signature."""
-    if not tracers:
+    tracer = recording.tracer()
+    if tracer is None:
         raise RuntimeError(
             "me.gradients is not supported when eager execution is enabled (as tf.gradients): it adds gradient "
             "ops to the graph being built. Use me.GradientTape instead, or call it inside me.function or a "
             "me.compat.v1 graph.")
-    tracer = tracers[-1]
     flat_ys, flat_xs = _tensors(ys, "ys"), _tensors(xs, "xs")
     for what, t in [("ys", y) for y in flat_ys] + [("xs", x) for x in flat_xs]:
         if isinstance(t, SymbolicTensor) and t._tracer is not tracer:
@@ -81,3 +84,16 @@ def _start_gradients(ys, grad_ys):
                     f"{tuple(g.shape)}.")
         out.append(g)
     return out
+
+
+def _trace_custom_gradient(name, ys, grads):
+    """A @custom_gradient function's ``grads(*dys)`` (one gradient per input and variable) traced into a graph
+    of its own while the function is traced, so that a tape outside the function, which records the graph's
+    run, gets grad_fn's gradient: ``apply(dys, captured_values)`` runs that graph (as ops a tape records, for
+    higher orders); ``captured`` lists the tensors of the function's graph it reads."""
+    dys = [(f"d{name}_{i}", tuple(y._value.shape), y._dtype) for i, y in enumerate(ys)]
+    graph, captures, _ = _subgraph(recording.tracer(), f"{name}_grad", grads, [0] * len(ys), dys)
+    return (lambda values, captured: run(graph, *values, *captured)), [outer for outer, _ in captures]
+
+
+custom_gradient.trace_gradient = _trace_custom_gradient

@@ -215,7 +215,7 @@ def _call_step(target, kernel, ins, attrs):
 def run(graph, *inputs):
     """Execute ``graph`` on ``inputs`` (NumPy arrays or Tensors, one per placeholder); returns the
     outputs as a list of Tensors, on the device the graph ran on."""
-    if recording.observers or recording.tracers or recording.check_numerics:
+    if recording.observed() or recording.tracer() is not None or recording.check_numerics:
         return Interpreter(graph).run(*inputs)   # a tape (or an outer trace) must see every op
     _check_inputs(graph, inputs)
     device = _device(graph, inputs)
@@ -364,8 +364,9 @@ class Interpreter:
         an outer trace inlines this graph, it is recorded as one node again."""
         interpret = getattr(node.op, "interpret", None)
         if interpret is not None:
-            if recording.tracers:      # inlined into an outer trace: the same node again, not its run
-                return node.op.record_again(recording.tracers[-1], args, node.attrs)
+            outer = recording.tracer()
+            if outer is not None:      # inlined into an outer trace: the same node again, not its run
+                return node.op.record_again(outer, args, node.attrs)
             return interpret(args, **node.attrs)
         return node.op(*args, **node.attrs)
 
@@ -375,6 +376,7 @@ def _plain(t):
     a tape it is read with ``identity``, so that the tape links the value to the variable."""
     if not isinstance(t, Variable):
         return t
-    if recording.tracers:
-        return recording.tracers[-1].read(t)
-    return identity(t) if recording.observers else wrap(t._value, t._device)
+    outer = recording.tracer()
+    if outer is not None:
+        return outer.read(t)
+    return identity(t) if recording.observed() else wrap(t._value, t._device)

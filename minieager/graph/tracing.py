@@ -1,8 +1,9 @@
 """The tracer: records the ops a Python function calls into a ``Graph``.
 
-While a ``Tracer`` is open it sits in ``engine.recording.tracers``; ``Op.__call__`` checks that
-list first (one ``if`` on the eager path) and hands every call to ``Tracer.call`` instead of
-running it. The tracer turns the inputs into nodes (a symbolic tensor is already one, a
+While a ``Tracer`` is open it sits in its thread's ``engine.recording.this_thread.tracers``;
+``Op.__call__`` checks for one first (one ``if`` on the eager path while nothing is traced) and
+hands every call to ``Tracer.call`` instead of running it. Each thread traces on its own stack, so
+two threads may trace two functions (or run one) at once. The tracer turns the inputs into nodes (a symbolic tensor is already one, a
 Variable becomes a ``variable`` read, any other tensor a ``constant``), appends a ``call`` node,
 and returns symbolic tensors for its outputs.
 
@@ -54,14 +55,13 @@ class Tracer:
     # ---- opening and closing -----------------------------------------------------------------
     def __enter__(self):
         # Tapes opened outside the function must not record the trace (they record the graph's run).
-        self._paused = recording.observers[:]
-        recording.observers[:] = [self.recorder]
-        recording.tracers.append(self)
+        self._paused = recording.set_observers([self.recorder])
+        recording.add_tracer(self)
         return self
 
     def __exit__(self, *exc):
-        recording.tracers.remove(self)
-        recording.observers[:] = self._paused
+        recording.remove_tracer(self)
+        recording.set_observers(self._paused)
         return False
 
     def close(self):
@@ -206,7 +206,7 @@ class Tracer:
             outputs.append(self._add(node, r))
         outputs = tuple(outputs)
         if not effect:
-            for observer in recording.observers:     # tapes opened inside the function (tape.gradient)
+            for observer in recording.this_thread.observers:   # tapes opened inside the function (tape.gradient)
                 observer._observe(op, inputs, outputs, attrs)
         return outputs[0] if op.num_outputs == 1 else outputs
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autodiff.variable import Variable
 from ..engine import dtypes
-from ..engine.recording import tracers
+from ..engine.recording import tracer
 from ..engine.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..graph.effects import trace_metric_result, trace_metric_update
@@ -36,7 +36,7 @@ def _graph_update(update_state):
 
     @functools.wraps(update_state)
     def update(self, *args, **kwargs):
-        if not tracers:
+        if tracer() is None:
             return update_state(self, *args, **kwargs)
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
             raise InvalidArgumentError(f"{type(self).__name__}.update_state inside me.function: name its arguments "
@@ -51,7 +51,7 @@ def _graph_result(result):
     """``result`` that, inside a trace, records an effect node reading the result when the graph runs."""
     @functools.wraps(result)
     def read(self):
-        return trace_metric_result(self) if tracers else result(self)
+        return trace_metric_result(self) if tracer() is not None else result(self)
     return read
 
 

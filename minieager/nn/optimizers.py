@@ -19,7 +19,7 @@ import numpy as np
 from ..autodiff.tape import GradientTape
 from ..autodiff.variable import Variable
 from ..engine.device import device, to_device
-from ..engine.recording import tracers
+from ..engine.recording import tracer
 from ..errors import InvalidArgumentError
 from ..graph.effects import trace_apply_gradients
 from ..kernels.registry import get_kernel
@@ -150,8 +150,9 @@ class Optimizer(Configurable):
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Apply one update per (gradient, variable); None gradients are skipped with a warning."""
-        if tracers:      # inside me.function: one effect node that runs this method (graph/effects.py)
-            return trace_apply_gradients(tracers[-1], self, grads_and_vars, global_step)
+        tracing = tracer()
+        if tracing is not None:   # inside me.function: one effect node that runs this method (graph/effects.py)
+            return trace_apply_gradients(tracing, self, grads_and_vars, global_step)
         pairs = self._checked_pairs(grads_and_vars, stacklevel=3)
         step = int(self.iterations) + 1
         for grad, var in pairs:

@@ -15,7 +15,7 @@ from ..engine.abstract import where as where_rule
 from ..engine.device import to_host
 from ..errors import DTypeError, InvalidArgumentError
 from ..engine.op import Op, string_error
-from ..engine.recording import tracers
+from ..engine.recording import tracing
 from ..engine.temporaries import MIN_SIZE
 from ..engine.tensor import Tensor
 from . import _args
@@ -49,7 +49,7 @@ def _binary(op, arithmetic=True):
                 return _string_binary(op, x, y)
             if x._value.shape != y._value.shape:
                 check_broadcast(op.name, x, y)
-            if arithmetic and not tracers and x._value.size >= MIN_SIZE:   # (a trace's sizes may be None)
+            if arithmetic and not tracing and x._value.size >= MIN_SIZE:   # (a trace's sizes may be None)
                 into = temporary(x)
                 if into is None and y._value.size >= MIN_SIZE:
                     into = temporary(y)

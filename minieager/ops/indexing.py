@@ -76,8 +76,23 @@ def _as_int(value):
         return None
 
 
+def scatter_shape(x):
+    """How a gradient that scatters into zeros of ``x``'s shape learns that shape: ``((), shape)``, the
+    shape as an attribute, when every dimension is known; ``((x,), None)`` when one is known only
+    when the graph runs (``None`` while tracing): then ``x`` is one more input of the gradient op (its
+    ``like``), whose shape the kernel reads at run time."""
+    shape = tuple(x.shape)
+    return ((), shape) if None not in shape else ((x,), None)
+
+
+def _scatter_rule(dy, like, shape):
+    """The shape rule of such a gradient: zeros of ``shape``, or of ``like``'s shape."""
+    return AbstractArray(like[0].shape if like else shape, dy.dtype)
+
+
 def _getitem_vjp(dy, x, out, index):
-    return (_getitem_grad(dy, index=index, shape=tuple(x.shape)),)
+    like, shape = scatter_shape(x)
+    return (_getitem_grad(dy, *like, index=index, shape=shape),)
 
 
 def _getitem_rule(x, index):
@@ -110,8 +125,8 @@ def _getitem_rule(x, index):
 _getitem = Op("getitem", ("x",), "x[index]", ("dy scattered back to the indexed positions",), vjp=_getitem_vjp,
               shape_rule=_getitem_rule)
 _getitem_grad = Op("getitem_grad", ("dy",), "scatter(dy, index)", ("ddy[index]",),
-                   vjp=lambda ddy, dy, out, index, shape: (_getitem(ddy, index=index),),
-                   shape_rule=lambda dy, index, shape: AbstractArray(shape, dy.dtype))
+                   vjp=lambda ddy, dy, *like, out, index, shape: (_getitem(ddy, index=index),) + (None,) * len(like),
+                   shape_rule=lambda dy, *like, index, shape: _scatter_rule(dy, like, shape))
 
 
 def getitem(tensor, index):
@@ -170,7 +185,8 @@ def boolean_mask(tensor, mask, name=None):
 
 
 def _gather_vjp(dy, params, indices, out, axis):
-    return (_gather_grad(dy, indices, axis=axis, shape=tuple(params.shape)), None)
+    like, shape = scatter_shape(params)
+    return (_gather_grad(dy, indices, *like, axis=axis, shape=shape), None)
 
 
 def _gather_rule(params, indices, axis):
@@ -190,8 +206,9 @@ def _check_gather(params, indices, axis):
 _gather = Op("gather", ("params", "indices"), "gather(params, indices)", ("dy added at the gathered rows", None),
              vjp=_gather_vjp, shape_rule=_gather_rule, check=_check_gather)
 _gather_grad = Op("gather_grad", ("dy", "indices"), "scatter_add(dy, indices)", ("gather(ddy, indices)", None),
-                  vjp=lambda ddy, dy, indices, out, axis, shape: (_gather(ddy, indices, axis=axis), None),
-                  shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
+                  vjp=lambda ddy, dy, indices, *like, out, axis, shape: (
+                      (_gather(ddy, indices, axis=axis), None) + (None,) * len(like)),
+                  shape_rule=lambda dy, indices, *like, axis, shape: _scatter_rule(dy, like, shape))
 
 
 def gather(params, indices, axis=0, name=None):
@@ -209,8 +226,9 @@ def _checked_gather(params, indices, axis, op_name):
     if not indices.dtype.is_integer:
         raise DTypeError(f"{op_name}: indices must be integers, got {indices.dtype.name}.")
     axis = normalize_axis(axis, params.ndim, op_name)
-    if getattr(indices, "_tracer", None) is None:    # eagerly: the message names the op called (embedding_lookup)
-        n, values = params.shape[axis], indices._host()
+    n = params.shape[axis]
+    if getattr(indices, "_tracer", None) is None and n is not None:   # eagerly: the message names the op called
+        values = indices._host()
         if values.size and (values.min() < -n or values.max() >= n):
             bad = values[(values < -n) | (values >= n)].flat[0]
             raise InvalidArgumentError(
@@ -279,16 +297,22 @@ def _nd_indices_in_range(op_name, indices, shape):
                 f"(shape {tuple(shape)}). Indices must be in [0, {n}).")
 
 
+def _gather_nd_vjp(dy, params, indices):
+    like, shape = scatter_shape(params)
+    return (_scatter_nd(indices, dy, *like, shape=shape), None)
+
+
 _gather_nd = Op("gather_nd", ("params", "indices"), "params[indices]", ("scatter_nd(indices, dy)", None),
-                vjp=lambda dy, params, indices, out: (_scatter_nd(indices, dy, shape=tuple(params.shape)), None),
+                vjp=lambda dy, params, indices, out: _gather_nd_vjp(dy, params, indices),
                 shape_rule=lambda params, indices: AbstractArray(
                     indices.shape[:-1] + params.shape[indices.shape[-1]:], params.dtype),
                 check=lambda params, indices: _nd_indices_in_range("gather_nd", indices, params.shape))
 _scatter_nd = Op("scatter_nd", ("indices", "updates"), "zeros with updates added at indices",
                  (None, "gather_nd(dy, indices)"),
-                 vjp=lambda dy, indices, updates, out, shape: (None, _gather_nd(dy, indices)),
-                 shape_rule=lambda indices, updates, shape: AbstractArray(shape, updates.dtype),
-                 check=lambda indices, updates, shape: _nd_indices_in_range("scatter_nd", indices, shape))
+                 vjp=lambda dy, indices, updates, *like, out, shape: (None, _gather_nd(dy, indices)) + (None,) * len(like),
+                 shape_rule=lambda indices, updates, *like, shape: _scatter_rule(updates, like, shape),
+                 check=lambda indices, updates, *like, shape: _nd_indices_in_range(
+                     "scatter_nd", indices, like[0].shape if like else shape))
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):

@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from ..engine.abstract import AbstractArray, broadcast_shapes
+from ..engine.abstract import AbstractArray, broadcast_shapes, unknown_rank_error
 from ..engine.op import Op
 from ..errors import InvalidArgumentError
 from . import _args, elementwise as ew
@@ -51,6 +51,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     a, b = operands("matmul", a, b)
     check_not_bool("matmul", a)
     shape_a, shape_b = a._value.shape, b._value.shape
+    if shape_a is None or shape_b is None:
+        raise unknown_rank_error("matmul", "a" if shape_a is None else "b")
     if len(shape_a) < 2 or len(shape_b) < 2:
         raise InvalidArgumentError(
             f"matmul needs tensors of rank >= 2, got shapes {shape_a} and {shape_b}. "

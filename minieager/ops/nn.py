@@ -42,7 +42,7 @@ def log_softmax(logits, axis=-1, name=None):
 
 # ---- cross-entropy: one fused, stable kernel that also returns its own gradient ---------------------
 def _tapes_recording():
-    return any(getattr(o, "_recording", False) for o in recording.observers)
+    return any(getattr(o, "_recording", False) for o in recording.this_thread.observers)
 
 
 def _xent_vjp(dys, logits, labels, out, mean=False):

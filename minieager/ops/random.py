@@ -9,7 +9,7 @@ from ..engine import dtypes
 from ..engine.device import CPU, current_device
 from ..engine.abstract import AbstractArray
 from ..engine.op import EffectOp
-from ..engine.recording import tracers
+from ..engine.recording import tracer
 from ..engine.tensor import place, wrap
 from ..errors import DTypeError, InvalidArgumentError, out_of_memory
 from ..kernels.registry import get_kernel, register_kernel
@@ -64,7 +64,7 @@ def _random(kind, draw, shape, dtype, device=None):
     """The tensor ``draw()`` returns. Inside me.function, an effect node that draws anew on every
     run (the generator's state changes, so two draws are never merged; a random tensor made while
     tracing would otherwise be a constant: the same numbers every call)."""
-    if tracers:
+    if tracer() is not None:
         return _draw_op(kind)(draw=draw, shape=tuple(shape), dtype=dtype)
     try:
         return place(draw(), device or current_device())
@@ -81,7 +81,7 @@ def _on_gpu(kernel_name, shape, rng, a, b, dtype, device):
 
 def _on_gpu_now():
     """Whether new random tensors are drawn by a GPU kernel (on a GPU device, outside me.function)."""
-    return current_device() != CPU and not tracers
+    return current_device() != CPU and tracer() is None
 
 
 def _float_dtype(dtype, op):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import DTypeError, InvalidArgumentError
-from ..engine.abstract import AbstractArray, reduction, same
+from ..engine.abstract import AbstractArray, known_size, reduction, same, unknown_rank_error
 from ..engine.op import Op
 from ..engine.tensor import Tensor, place
 from . import elementwise as ew
@@ -74,6 +74,7 @@ def _reduce(op, x, axis, keepdims, numeric=True):
         check_not_bool(op.name, x)
     elif not x.dtype.is_bool:
         raise DTypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
+    x = _every_axis_if_rank_unknown(op.name, x, axis, keepdims)
     axes = normalize_axes(axis, x._value.ndim, op.name)
     return op(x, axis=axes, keepdims=bool(keepdims))
 
@@ -91,6 +92,16 @@ def _count_of(x, axes, dtype):
     return math.prod(0 if n is None else n for n in sizes)
 
 
+def _every_axis_if_rank_unknown(op_name, x, axis, keepdims):
+    """``x``, or, while tracing a tensor of unknown rank, ``x`` as one axis: reducing every axis of it
+    (axis=None) gives a scalar whatever the rank, as TF's; a given axis or keepdims needs the rank."""
+    if x._value.shape is not None:
+        return x
+    if axis is not None or keepdims:
+        raise unknown_rank_error(op_name, "its input")
+    return reshape(x, [-1])
+
+
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(_reduce_sum, input_tensor, axis, keepdims)
 
@@ -101,6 +112,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     so that neither a long float16 row nor many uint8 values overflow on the way."""
     x = convert_to_tensor(input_tensor)
     check_not_bool("reduce_mean", x)
+    x = _every_axis_if_rank_unknown("reduce_mean", x, axis, keepdims)
     axes = normalize_axes(axis, x._value.ndim, "reduce_mean")
     dtype = x.dtype
     count = _count_of(x, axes, dtypes.int64 if dtype.is_integer else dtype)   # a Tensor if known only when it runs
@@ -276,7 +288,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     check_not_bool("cumprod", x)
     axis = normalize_axis(axis, x.ndim, "cumprod")
-    n = x.shape[axis]
+    n = known_size("cumprod", x.shape, axis)
     if reverse:
         x = _reversed(x, axis)
     position = np.arange(n).reshape((n,) + (1,) * (x.ndim - axis - 1))
@@ -309,4 +321,7 @@ def unbroadcast(grad, shape):
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i + extra] != 1)
     if stretched:
         grad = reduce_sum(grad, axis=stretched, keepdims=True)
-    return grad if grad._value.shape == shape else reshape(grad, shape)
+    grad_shape = grad._value.shape
+    if len(grad_shape) == len(shape) and all(n is None or n == g for g, n in zip(grad_shape, shape)):
+        return grad        # (a dimension of ``shape`` unknown while tracing is the size grad has)
+    return reshape(grad, shape)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..engine import recording
-from ..engine.abstract import AbstractArray, same
+from ..engine.abstract import AbstractArray, known_size, same
 from ..engine.device import to_device
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
@@ -50,12 +50,12 @@ def copy_to_device(x, device):
     """``x``'s value on the canonical ``device`` ("/cpu:0", "/gpu:0"): ``x`` itself if it is there."""
     if x._device == device:
         return x
-    if recording.tracers:
+    if recording.tracer() is not None:
         raise InvalidArgumentError(
             f"Cannot copy a tensor to {device} inside me.function: graphs run on one device. Place the "
             f"function's arguments and variables on {device} before calling it.")
     out = wrap(to_device(x._value, device), device)
-    if recording.observers:
+    if recording.observing:
         recording.record(_copy, (x,), (out,), NO_ATTRS)
     return out
 
@@ -66,13 +66,27 @@ def _reshape_rule(x, shape):
     return AbstractArray(tuple(None if n == -1 else n for n in shape), x.dtype)
 
 
+_reshape_rule.any_rank = True     # the new shape does not depend on x's (of unknown rank, as TF's)
+
+
 def _as_reshape_target(shape):
     """A shape with at most one unknown (None) dimension as reshape takes it: the unknown one -1."""
     return tuple(-1 if n is None else n for n in shape)
 
 
-_reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",),
-              vjp=lambda dy, x, out, shape: (reshape(dy, _as_reshape_target(x.shape)),), shape_rule=_reshape_rule)
+def _reshape_vjp(dy, x, out, shape):
+    x_shape = x._value.shape
+    if x_shape is None or x_shape.count(None) > 1:    # known only when the graph runs: x's shape then
+        return (_reshape_like(dy, x),)
+    return (reshape(dy, _as_reshape_target(x_shape)),)
+
+
+_reshape = Op("reshape", ("x",), "reshape(x)", ("reshape(dy, x.shape)",), vjp=_reshape_vjp, shape_rule=_reshape_rule)
+# ``x`` reshaped to the shape of ``like``: reshape's gradient where that shape is known only when the graph runs.
+_reshape_like = Op("reshape_like", ("x", "like"), "reshape(x, like.shape)", ("reshape(dy, x.shape)", None),
+                   vjp=lambda dy, x, like, out: (_reshape_like(dy, x), None),
+                   shape_rule=lambda x, like: AbstractArray(like.shape, x.dtype))
+_reshape_like.shape_rule.any_rank = True
 
 
 def reshape(tensor, shape, name=None):
@@ -266,7 +280,7 @@ def split(value, num_or_size_splits, axis=0, name=None):
     from .indexing import getitem
     x = convert_to_tensor(value)
     axis = normalize_axis(axis, x.ndim, "split")
-    sizes = _args.split_sizes(num_or_size_splits, x.shape[axis], "split", axis)
+    sizes = _args.split_sizes(num_or_size_splits, known_size("split", x.shape, axis), "split", axis)
     pieces, start = [], 0
     for size in sizes:
         pieces.append(getitem(x, (slice(None),) * axis + (slice(start, start + size),)))
@@ -278,7 +292,7 @@ def unstack(value, axis=0, name=None):
     from .indexing import getitem
     x = convert_to_tensor(value)
     axis = normalize_axis(axis, x.ndim, "unstack")
-    return [getitem(x, (slice(None),) * axis + (i,)) for i in range(x.shape[axis])]
+    return [getitem(x, (slice(None),) * axis + (i,)) for i in range(known_size("unstack", x.shape, axis))]
 
 
 def _pad_vjp(dy, x, out, paddings, constant_values):

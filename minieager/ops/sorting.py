@@ -11,23 +11,29 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import InvalidArgumentError
-from ..engine.abstract import AbstractArray
+from ..engine.abstract import AbstractArray, known_size
 from ..engine.op import Op
 from . import _args
 from ._axes import normalize_axis
 from ._operands import check_not_bool, operands
 from .creation import convert_to_tensor
 from .elementwise import cast
-from .indexing import getitem
+from .indexing import _scatter_rule, getitem, scatter_shape
+
+
+def _take_along_vjp(dy, x, indices, out, axis):
+    like, shape = scatter_shape(x)
+    return (_put_along(dy, indices, *like, axis=axis, shape=shape), None)
+
 
 _take_along = Op("take_along_axis", ("x", "indices"), "x picked along axis at indices",
-                 ("dy put back along axis at indices", None),
-                 vjp=lambda dy, x, indices, out, axis: (_put_along(dy, indices, axis=axis, shape=tuple(x.shape)), None),
+                 ("dy put back along axis at indices", None), vjp=_take_along_vjp,
                  shape_rule=lambda x, indices, axis: AbstractArray(indices.shape, x.dtype))
 _put_along = Op("put_along_axis", ("dy", "indices"), "zeros with dy added along axis at indices",
                 ("ddy picked along axis at indices", None),
-                vjp=lambda ddy, dy, indices, out, axis, shape: (_take_along(ddy, indices, axis=axis), None),
-                shape_rule=lambda dy, indices, axis, shape: AbstractArray(shape, dy.dtype))
+                vjp=lambda ddy, dy, indices, *like, out, axis, shape: (
+                    (_take_along(ddy, indices, axis=axis), None) + (None,) * len(like)),
+                shape_rule=lambda dy, indices, *like, axis, shape: _scatter_rule(dy, like, shape))
 _argsort = Op("argsort", ("values",), shape_rule=lambda x, axis, descending: AbstractArray(x.shape, np.int32))
 _searchsorted = Op("searchsorted", ("sorted_sequence", "values"),
                    shape_rule=lambda seq, values, side, out_type: AbstractArray(values.shape, out_type.np_dtype))
@@ -75,7 +81,7 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     if x.ndim == 0:
         raise InvalidArgumentError("top_k: input must have rank >= 1 (k is taken along the last axis), got a scalar.")
     k = _args.integer(k, "top_k", "k", minimum=0)
-    n = x.shape[-1]
+    n = known_size("top_k", x.shape, x.ndim - 1)
     if k > n:
         raise InvalidArgumentError(
             f"top_k: k must be at most the size {n} of the last axis (shape {tuple(x.shape)}), got {k}.")

@@ -37,7 +37,7 @@ from ..engine import dtypes, temporaries
 from ..engine.abstract import AbstractArray
 from ..engine.device import to_host
 from ..engine.op import Op
-from ..engine.recording import tracers
+from ..engine.recording import tracer
 from ..engine.tensor import Tensor
 from ..errors import DTypeError, InvalidArgumentError, OutOfRangeError
 from .creation import convert_to_tensor, zeros
@@ -148,18 +148,18 @@ class TensorArray:
         self._dynamic = bool(dynamic_size)
         self._shape = [_element_shape(element_shape)]    # one list, shared by every array written from this one
         self._buffer = None                       # made by the first write, or when the element shape is known
-        self._made_in = tracers[-1] if tracers else None
+        self._made_in = tracer()
         self._replaced = self._used = False
 
     def _derived(self, buffer):
         """The array after a write: the same settings and shared element shape, a new buffer."""
         new = object.__new__(TensorArray)
         new.__dict__.update(self.__dict__)
-        new._buffer, new._made_in, new._replaced, new._used = buffer, (tracers[-1] if tracers else None), False, False
+        new._buffer, new._made_in, new._replaced, new._used = buffer, tracer(), False, False
         return new
 
     def _replaced_by(self, buffer):
-        current = tracers[-1] if tracers else None
+        current = tracer()
         if self._made_in is current:
             self._replaced = True       # (an array of an enclosing trace stays usable: a branch may use it)
         new = self._derived(buffer)
@@ -211,7 +211,7 @@ class TensorArray:
         index = self._indices(index, "write", scalar=True)
         value = self._checked(value, "write")
         # (2 references: this array's and getrefcount's argument; the array this one replaces is never used again)
-        if not tracers and self._buffer is not None and sys.getrefcount(self._buffer) == 2:
+        if tracer() is None and self._buffer is not None and sys.getrefcount(self._buffer) == 2:
             into = temporaries.private_array(self._buffer)
             if into is not None and int(index) < into.shape[0] and value.shape == into.shape[1:]:
                 return self._replaced_by(_scatter(self._buffer, index, value, dynamic=self._dynamic, what="write",

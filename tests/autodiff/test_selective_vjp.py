@@ -18,11 +18,11 @@ class OpLog:
 
 def backward_ops(tape, target, sources):
     log = OpLog()
-    recording.observers.append(log)
+    recording.add_observer(log)
     try:
         grads = tape.gradient(target, sources)
     finally:
-        recording.observers.remove(log)
+        recording.remove_observer(log)
     return grads, log.names
 
 

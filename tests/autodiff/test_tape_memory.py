@@ -41,18 +41,18 @@ def test_the_tape_is_released_when_its_block_ends():
     x = me.constant(1.0)
     with me.GradientTape() as tape:
         tape.watch(x)
-        assert recording.observers[-1] is tape
-    assert tape not in recording.observers
+        assert recording.this_thread.observers[-1] is tape
+    assert tape not in recording.this_thread.observers
 
 
 def test_an_exception_inside_the_block_closes_the_tape():
-    before = list(recording.observers)
+    before = list(recording.this_thread.observers)
     try:
         with me.GradientTape():
             raise KeyError("boom")
     except KeyError:
         pass
-    assert recording.observers == before
+    assert recording.this_thread.observers == before
 
 
 def test_a_ten_thousand_op_chain():
@@ -75,7 +75,7 @@ def test_a_ten_thousand_op_chain():
 def test_ops_outside_tapes_leave_no_trace():
     x = me.constant(2.0)
     y = x * x
-    assert recording.observers == []
+    assert recording.this_thread.observers == [] and recording.observing == []
     ref = weakref.ref(y)
     del y
     assert ref() is None

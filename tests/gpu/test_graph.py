@@ -146,3 +146,37 @@ def test_variable_assignments_in_a_traced_function_stay_on_the_gpu():
     listing = str(update.get_concrete_function().graph)
     assert "assign_variable(%0)" in listing                  # the traced product, not a constant of it
     assert "constant 2.0" in listing                         # GPU constants print their values
+
+
+def test_gradients_over_unknown_dimensions_and_custom_gradients_on_the_gpu():
+    # The scatter gradients that read their input's shape at run time (a 'like' input), reshape_like, and a
+    # @custom_gradient's traced grad_fn under a tape outside the function: on the GPU, the CPU's results.
+    @me.custom_gradient
+    def log1pexp(x):
+        e = me.exp(x)
+        return me.math.log1p(e), lambda dy: dy * (1.0 - 1.0 / (1.0 + e))
+
+    def loss(x):
+        return (me.reduce_sum(me.sort(x) * x) + x[1] * 3.0 + me.reduce_sum(me.gather(x, [0, 0, 2]))
+                + me.reduce_sum(log1pexp(x)))
+
+    @me.function(input_signature=[me.TensorSpec([None], me.float32)])
+    def grad(x):
+        with me.GradientTape() as tape:
+            tape.watch(x)
+            y = loss(x)
+        return tape.gradient(y, x)
+
+    any_rank = me.function(lambda x: me.reduce_sum(me.reshape(x, [-1]) ** 2),
+                           input_signature=[me.TensorSpec(None, me.float32)])
+    values = RNG.standard_normal(5).astype(np.float32)
+    results = []
+    for x in (me.constant(values), me.constant(values).gpu()):
+        with me.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = me.reduce_sum(me.function(log1pexp)(x))
+            z = any_rank(x)
+        results.append([grad(x), tape.gradient(y, x), tape.gradient(z, x)])
+    for cpu, gpu in zip(*results):
+        assert gpu.device == GPU_0
+        np.testing.assert_allclose(gpu.numpy(), cpu.numpy(), rtol=1e-5, atol=1e-6)

@@ -159,11 +159,44 @@ def test_running_an_initializer_resets_the_variable():
         bump = tf.assign_add(v, [2.0, 3.0])       # TF 1's tf.assign_add: a tensor that updates v when run
         read = me.identity(v)
         with tf.Session(graph=graph) as sess:
+            sess.run(v.initializer)
             np.testing.assert_array_equal(sess.run(bump), [3.0, 4.0])
             np.testing.assert_array_equal(sess.run(bump), [5.0, 7.0])
             np.testing.assert_array_equal(sess.run(read), [5.0, 7.0])
             sess.run(v.initializer)
             np.testing.assert_array_equal(sess.run(read), [1.0, 1.0])
+
+
+def test_reading_a_variable_before_its_initializer_ran_raises_tf1s_failed_precondition():
+    # TF 2.21, compat.v1 with ref variables: FailedPreconditionError "Attempting to use uninitialized value w"
+    # from sess.run(y) and sess.run(v) before the initializer ran, also in a second Session (variables are
+    # initialized per session); assigning a variable initializes it.
+    tf = me.compat.v1
+    with tf.Graph().as_default() as graph:
+        x = tf.placeholder(me.float32, [None, 2])
+        v = tf.get_variable("v", [2], initializer=tf.ones_initializer())
+        w = tf.Variable([1.0, 1.0], name="w")
+        y = x * v * w
+        bump = tf.assign_add(v, [1.0, 1.0])
+        with tf.Session(graph=graph) as sess:
+            with pytest.raises(me.errors.FailedPreconditionError, match=r"^Attempting to use uninitialized value v "
+                                                                       r"\(graph node v, a read of v:0"):
+                sess.run(y, {x: [[1.0, 2.0]]})
+            with pytest.raises(me.errors.FailedPreconditionError, match="uninitialized value v"):
+                sess.run(bump)                     # assign_add reads first
+            with pytest.raises(me.errors.FailedPreconditionError, match="uninitialized value v"):
+                sess.run(v)
+            sess.run(v.initializer)
+            with pytest.raises(me.errors.FailedPreconditionError, match=r"uninitialized value w .*"
+                                                                       r"sess.run\(w.initializer\)"):
+                sess.run(y, {x: [[1.0, 2.0]]})
+            sess.run(tf.assign(w, [3.0, 3.0]))     # an assignment initializes too
+            np.testing.assert_array_equal(sess.run(y, {x: [[1.0, 2.0]]}), [[3.0, 6.0]])
+        with tf.Session(graph=graph) as again:
+            with pytest.raises(me.errors.FailedPreconditionError, match="uninitialized value v"):
+                again.run(v)
+            again.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(again.run(y, {x: [[1.0, 2.0]]}), [[1.0, 2.0]])
 
 
 def test_variable_scope_and_reuse_as_tf1():

@@ -51,12 +51,12 @@ def _op(name):
     """The eager Op that ``me.<name>`` runs (comparisons keep theirs inside their function)."""
     catch = _Catch()
     args = [me.constant([[1.0, 2.0]]), me.constant([1.0, 2.0])] if name not in LOGIC + ["logical_not"] else [me.constant([True, False])] * 2
-    recording.observers.append(catch)
+    recording.add_observer(catch)
     try:
         function = getattr(E, name, None) or getattr(N, name)
         function(*args[:1 if name in UNARY + ["logical_not", "isnan", "isfinite", "leaky_relu"] else 2])
     finally:
-        recording.observers.remove(catch)
+        recording.remove_observer(catch)
     (found,) = catch.ops
     assert found.name == name
     return found

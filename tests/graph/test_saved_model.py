@@ -226,3 +226,25 @@ def test_a_module_saved_with_an_unknown_batch_runs_any_batch_in_a_fresh_process(
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ENV, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["[[3.5]]", "[[1.5], [2.5], [6.5]]", "['b:0', 'w:0']"]
+
+
+def test_a_loaded_custom_gradient_runs_and_says_it_has_no_grad_fn(tmp_path):
+    # The forward ops are saved; grad_fn is Python, which a SavedModel never holds: an outer tape is told so.
+    @me.custom_gradient
+    def double(x):
+        return x * 2.0, lambda dy: dy * 100.0
+
+    class Holder(me.Module):
+        @me.function(input_signature=[me.TensorSpec([None], me.float32)])
+        def __call__(self, x):
+            return double(x)
+    me.saved_model.save(Holder(), str(tmp_path / "m"))
+    loaded = me.saved_model.load(str(tmp_path / "m"))
+    x = me.constant([1.0, 2.0])
+    with me.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded(x)
+    assert y.numpy().tolist() == [2.0, 4.0]
+    with pytest.raises(me.errors.InvalidArgumentError, match="loaded from a SavedModel, which keeps a "
+                                                             "@custom_gradient function's forward ops but not"):
+        tape.gradient(y, x)

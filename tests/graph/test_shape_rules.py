@@ -40,11 +40,11 @@ class CallRecorder:
         self.calls = []
 
     def __enter__(self):
-        recording.observers.append(self)
+        recording.add_observer(self)
         return self
 
     def __exit__(self, *exc):
-        recording.observers.remove(self)
+        recording.remove_observer(self)
 
     def _observe(self, op, inputs, outputs, attrs):
         self.calls.append((op, [abstract(t._value) for t in inputs], [abstract(t._value) for t in outputs],
@@ -139,6 +139,7 @@ def test_shape_and_indexing_rules(data):
                              me.broadcast_to(x, (2,) + shape), me.tile(x, multiples), me.pad(x, paddings),
                              me.concat([x, x * 2.0], axis=len(shape) - 1), x[..., ::2], x[0], x[:, None],
                              shape_ops.broadcast_like(x[:1], x), shape_ops._shape(x, out_type=me.int64),
+                             shape_ops._reshape_like(me.reshape(x, [-1]), x),
                              me.nn.softmax(x), me.nn.log_softmax(x)], x)
     mask = me.constant(rng.random(shape[:1]) > 0.5)
     indices = me.constant(rng.integers(-shape[0], shape[0], 3).astype(np.int32))

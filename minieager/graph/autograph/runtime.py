@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ... import nest
-from ...engine.recording import tracers
+from ...engine.recording import tracer
 from ...engine.tensor import Tensor
 from ...ops.creation import convert_to_tensor
 from ...ops.elementwise import greater, less, logical_and, logical_not, logical_or
@@ -47,7 +47,7 @@ def maybe(local_names, name):
 
 
 def _symbolic(x):
-    return bool(tracers) and isinstance(x, SymbolicTensor)
+    return isinstance(x, SymbolicTensor) and tracer() is not None
 
 
 def _where(fn):
@@ -229,7 +229,7 @@ def for_stmt(iterable, body, values, extra_test=None):
     """``for x in iterable: values = body(x, *values)`` (``extra_test``: the loop's ``break`` flag is
     not set). A tensor being iterated while tracing, or a symbolic ``me.range``, becomes one
     me.while_loop; anything else is iterated in Python (unrolled at trace time)."""
-    if isinstance(iterable, SymbolicRange) or (tracers and isinstance(iterable, Tensor)):
+    if isinstance(iterable, SymbolicRange) or (isinstance(iterable, Tensor) and tracer() is not None):
         return _tensor_for(iterable, body, values, extra_test)
     for item in iterable:
         if extra_test is not None:
@@ -375,7 +375,7 @@ def stay_python(value, line, reason, iterable=False):
     """A condition (or a for loop's iterable) AutoGraph leaves as Python, as the statement cannot become
     a graph: if it would have become one (a symbolic tensor; a tensor iterated while tracing), say why
     and what to write instead."""
-    graph_loop = iterable and (isinstance(value, SymbolicRange) or (tracers and isinstance(value, Tensor)))
+    graph_loop = iterable and (isinstance(value, SymbolicRange) or (isinstance(value, Tensor) and tracer() is not None))
     if _symbolic(value) or graph_loop:
         raise NotImplementedError(f"line {line}: {reason}")
     return value

@@ -15,7 +15,7 @@ import numpy as np
 from ... import nest
 from ...engine import dtypes, recording
 from ...engine.abstract import compatible
-from ...errors import InvalidArgumentError
+from ...errors import FailedPreconditionError, InvalidArgumentError
 from ...engine.tensor import Tensor
 from ...autodiff.variable import Variable, assign_variable
 from ...engine.tensor import wrap
@@ -181,9 +181,9 @@ def trainable_variables():
 
 def global_variables_initializer():
     """In a graph: an Operation that sets every variable of the graph to its initial value (run it with
-    ``sess.run(init)`` or ``init.run()``). Eagerly, None: a variable is initialized when it is made (a
-    variable made in a graph has its initial value from the start too; running the initializer again
-    resets it)."""
+    ``sess.run(init)`` or ``init.run()``); as in TF 1, a session that reads a variable of the graph before
+    running it (or the variable's own ``initializer``) raises FailedPreconditionError, and running it again
+    resets the variables. Eagerly, None: a variable is initialized when it is made."""
     graph = _building()
     if graph is None:
         return None
@@ -341,6 +341,7 @@ class Session:
     def __init__(self, target="", graph=None, config=None):
         self.graph = graph
         self._closed = False
+        self._initialized = set()   # ids of the graph's variables this session has assigned (TF 1: per session)
 
     def __enter__(self):
         _default_session.append(self)
@@ -368,6 +369,8 @@ class Session:
         flat = [fetches] if isinstance(fetches, Operation) else nest.flatten(fetches)
         graph = self.graph or _default
         feeds = dict(feed_dict or {})
+        if graph is not None and graph._open:     # a variable of the graph is fetched as the graph's read of it
+            flat = [graph.tracer.symbolic(f) if _made_in(graph, f) else f for f in flat]
         symbolic = [f for f in flat if isinstance(f, SymbolicTensor)]
         operations = [f for f in flat if isinstance(f, Operation)]
         if not symbolic and not operations:
@@ -398,7 +401,8 @@ class Session:
                     f"shape {array.shape}.")
             arrays.append(array)
         graph_part = _IRGraph([n for n in tracer.nodes if n in needed], inputs, outputs, name="session_run")
-        was_open = tracer in recording.tracers
+        assigned = self._check_initialized(graph, graph_part.nodes)
+        was_open = any(t is tracer for t in recording.this_thread.tracers)
         if was_open:             # py_func bodies run eagerly
             graph.tracer.__exit__(None, None, None)
         try:
@@ -406,9 +410,36 @@ class Session:
         finally:
             if was_open:
                 graph.tracer.__enter__()
+        self._initialized |= assigned
         results = iter(results)
         values = [None if isinstance(f, Operation) else np.array(next(results)) for f in flat]
         return values[0] if isinstance(fetches, Operation) else nest.pack_sequence_as(fetches, values)
+
+
+    def _check_initialized(self, graph, nodes):
+        """TF 1's rule: a variable made in the graph has no value in a session until that session assigns
+        it (its initializer, global_variables_initializer(), or an assign): reading it before raises
+        FailedPreconditionError. Returns the ids of the variables these nodes assign."""
+        ours = {id(v) for v in graph.tracer.created_variables}
+        assigned = set()
+        for node in nodes:
+            variable = node.value if node.kind == "variable" else node.attrs.get("variable")
+            if id(variable) not in ours:
+                continue
+            if node.kind == "call":                    # assign_variable (assign_add reads the variable first)
+                assigned.add(id(variable))
+            elif id(variable) not in self._initialized and id(variable) not in assigned:
+                name = variable.name.split(":")[0]
+                raise FailedPreconditionError(
+                    f"Attempting to use uninitialized value {name} (graph node {node.name}, a read of "
+                    f"{variable.name}, as TF 1). Run its initializer in this session first: "
+                    f"sess.run(me.compat.v1.global_variables_initializer()) or sess.run({name}.initializer).")
+        return assigned
+
+
+def _made_in(graph, value):
+    """Whether ``value`` is a variable made while ``graph`` was built."""
+    return isinstance(value, Variable) and any(v is value for v in graph.tracer.created_variables)
 
 
 def _eager_value(t):

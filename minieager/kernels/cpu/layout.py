@@ -30,7 +30,12 @@ def cast(x, dtype):
 
 @register_kernel("reshape")
 def reshape(x, shape):
-    return x.reshape(shape)
+    try:
+        return x.reshape(shape)
+    except ValueError:    # sizes a graph learns only when it runs (None while tracing): eager's message
+        raise InvalidArgumentError(
+            f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements) into {tuple(shape)}. "
+            f"The number of elements must stay the same.") from None
 
 
 @register_kernel("transpose")
@@ -41,6 +46,11 @@ def transpose(x, perm):
 @register_kernel("broadcast_to")
 def broadcast_to(x, shape):
     return np.asarray(np.broadcast_to(x, shape), order="C")
+
+
+@register_kernel("reshape_like")
+def reshape_like(x, like):
+    return x.reshape(like.shape)
 
 
 @register_kernel("broadcast_like")
@@ -89,10 +99,16 @@ def _scattered(shape, index, values):
     return _added_at(np.zeros(shape, values.dtype), index, values)
 
 
+def _input_shape(like, shape):
+    """The shape a gradient scatters into: the ``shape`` attribute, or, when a graph knew it only in
+    part (``shape`` None), the shape of ``like``, the op's input itself (ops/indexing.scatter_shape)."""
+    return like[0].shape if like else shape
+
+
 @register_kernel("getitem_grad")
-def getitem_grad(dy, index, shape):
+def getitem_grad(dy, *like, index, shape):
     """Zeros of the input's shape with ``dy`` added where ``x[index]`` read."""
-    return _scattered(shape, index, dy)
+    return _scattered(_input_shape(like, shape), index, dy)
 
 
 @register_kernel("gather")
@@ -101,9 +117,9 @@ def gather(params, indices, axis):
 
 
 @register_kernel("gather_grad")
-def gather_grad(dy, indices, axis, shape):
+def gather_grad(dy, indices, *like, axis, shape):
     """``dy`` added back where ``gather`` read: ``params[:, ..., indices]`` with ``axis`` slices before."""
-    return _scattered(shape, (slice(None),) * axis + (indices,), dy)
+    return _scattered(_input_shape(like, shape), (slice(None),) * axis + (indices,), dy)
 
 
 @register_kernel("one_hot")
@@ -145,8 +161,9 @@ def gather_nd(params, indices):
 
 
 @register_kernel("scatter_nd")
-def scatter_nd(indices, updates, shape):
+def scatter_nd(indices, updates, *like, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up, as in TF)."""
+    shape = _input_shape(like, shape)
     if indices.shape[-1] == 0:     # each update is added to the whole output (gather_nd's gradient at depth 0)
         return np.array(updates.reshape((-1,) + tuple(shape)).sum(axis=0), order="C")
     return _scattered(shape, _coordinates(indices), updates)
@@ -179,11 +196,11 @@ def take_along_axis(x, indices, axis):
 
 
 @register_kernel("put_along_axis")
-def put_along_axis(dy, indices, axis, shape):
+def put_along_axis(dy, indices, *like, axis, shape):
     """Zeros of ``shape`` with ``dy`` added back where ``take_along_axis`` read each element."""
     index = list(np.indices(indices.shape, sparse=True))
     index[axis] = indices
-    return _scattered(shape, tuple(index), dy)
+    return _scattered(_input_shape(like, shape), tuple(index), dy)
 
 
 @register_kernel("argsort")

@@ -232,9 +232,14 @@ for _name in BINARY:
 # ----------------------------------------------------------------------------- layout ops that are maps
 @register_kernel("identity", "gpu")
 @register_kernel("stop_gradient", "gpu")
-@register_kernel("custom_gradient_output", "gpu")   # autodiff/custom_gradient.py: the value unchanged
 def identity(x):
     return x   # a tensor's array is never written to, so the output may share it
+
+
+@register_kernel("custom_gradient_output", "gpu")
+def custom_gradient_output(*arrays, n=1):
+    """autodiff/custom_gradient.py: the first ``n`` inputs unchanged (the rest feed only its gradient)."""
+    return arrays[0] if n == 1 else tuple(arrays[:n])
 
 
 @register_kernel("reshape", "gpu")
