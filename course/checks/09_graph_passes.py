@@ -372,7 +372,7 @@ def probe_years(ns, start, target, rate):
     result = f(me.constant(start), me.constant(target), me.constant(rate))
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         return {"function": True, "form": repr(result)[:200]}
-    return {"function": True, "form": "pair", "dtype": str(getattr(result[0], "dtype", type(result[0]).__name__)),
+    return {"function": True, "form": "pair", "dtype": getattr(getattr(result[0], "dtype", None), "name", type(result[0]).__name__),
             "years": np.asarray(result[0]), "amount": np.asarray(result[1])}
 
 
