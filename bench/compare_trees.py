@@ -68,6 +68,18 @@ def train(x, y):
     opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
     return loss
 step = me.function(train)""", "step(x, y)", 5),
+    "cnn_step_ms": ("""
+me.random.set_seed(0)
+model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
+                             me.keras.layers.Conv2D(16, 3, activation="relu"),
+                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
+opt = me.keras.optimizers.Adam()
+x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
+def step():
+    with me.GradientTape() as tape:
+        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+step()""", "step()", 5),
     "cnn_trace_ms": ("""
 me.random.set_seed(0)
 model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),

@@ -310,7 +310,10 @@ sin = _unary("sin", "sin(x)", "dy * cos(x)", lambda dy, x, out: (multiply(dy, co
 cos = _unary("cos", "cos(x)", "-dy * sin(x)", lambda dy, x, out: (negative(multiply(dy, sin(x))),))
 tanh = _unary("tanh", "tanh(x)", "dy * (1 - tanh(x)^2)", lambda dy, x, out: (tanh_grad(dy, out),))
 sigmoid = _unary("sigmoid", "sigmoid(x)", "dy * s * (1 - s)", lambda dy, x, out: (sigmoid_grad(dy, out),))
-relu = _unary("relu", "relu(x)", "dy * (x > 0)", lambda dy, x, out: (relu_grad(dy, x),))
+# relu's gradient reads its output, as TF's ReluGrad does (out > 0 exactly where x > 0, nan
+# included): then nothing needs x after the forward pass, so graph mode can fuse the bias_add
+# that makes x into the same pass as relu (or into the convolution before it) and never store x.
+relu = _unary("relu", "relu(x)", "dy * (x > 0)", lambda dy, x, out: (relu_grad(dy, out),))
 softplus = _unary("softplus", "log(1 + exp(x))", "dy * sigmoid(x)", lambda dy, x, out: (multiply(dy, sigmoid(x)),))
 erf = _unary("erf", "erf(x)", "dy * 2/sqrt(pi) * exp(-x^2)",
              lambda dy, x, out: (multiply(dy, multiply(exp(negative(square(x))), 2 / math.sqrt(math.pi))),))

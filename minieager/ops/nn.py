@@ -226,6 +226,26 @@ def _conv_rule(x, w, strides, padding):
 _conv2d = Op("conv2d", ("x", "w"), "conv2d(x, w)",
              ("conv2d_backprop_input(dy, w)", "conv2d_backprop_filter(x, dy)"), vjp=_conv_vjp, selective=True,
              shape_rule=_conv_rule)
+
+
+# conv2d, bias_add and (optionally) relu as one op, which only graph mode's convolution-epilogue pass
+# makes (``graph/passes/conv_fusion.py``; TF's remapper makes ``_FusedConv2D`` the same way). Its
+# kernel adds the bias and applies relu to each chunk of the convolution's output while that chunk
+# is still in the cache, instead of two more passes over the whole output. Eager code keeps the three
+# ops, so its tape records what the user wrote.
+def _fused_conv_vjp(dy, x, w, bias, out, strides, padding, activation, needs):
+    if activation == "relu":
+        dy = ew.relu_grad(dy, out)
+    dx, dw = _conv_vjp(dy, x, w, None, strides, padding, needs[:2])
+    return dx, dw, reduce_sum(dy, axis=tuple(range(dy.ndim - 1))) if needs[2] else None
+
+
+fused_conv2d = Op("fused_conv2d", ("x", "w", "bias"), "activation(conv2d(x, w) + bias)",
+                  ("conv2d_backprop_input(g, w)", "conv2d_backprop_filter(x, g)", "sum of g over all axes but the last"
+                   " (g = dy * (out > 0) for relu, else dy)"),
+                  vjp=_fused_conv_vjp, selective=True,
+                  shape_rule=lambda x, w, bias, strides, padding, activation: _conv_rule(x, w, strides, padding))
+
 _conv2d_backprop_input = Op(
     "conv2d_backprop_input", ("dy", "w"), "conv2d_backprop_input(dy, w)",
     ("conv2d(g, w)", "conv2d_backprop_filter(g, dy)"),

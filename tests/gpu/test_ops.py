@@ -202,6 +202,14 @@ def test_conv2d_and_its_gradients(padding, strides):
           normal(2, scale(5, 17), scale(6, 19), 3), normal(3, 3, 3, 4), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("activation", ["relu", None])
+def test_fused_conv2d_and_its_gradients(activation):
+    """Graph mode's conv2d + bias_add (+ relu), which the GPU runs as its three kernels."""
+    from minieager.ops.nn import fused_conv2d
+    check(lambda x, w, b: fused_conv2d(x, w, b, strides=(1, 1), padding="SAME", activation=activation),
+          normal(2, 5, 6, 3), normal(3, 3, 3, 4), normal(4), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
 @pytest.mark.parametrize("pool", ["max", "avg"])
 @pytest.mark.parametrize("ksize, strides", [(2, 2), (3, 1)])

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-GRAPH_TESTS = ["test_runtime_checks.py", "test_shape_rules.py", "test_function.py", "test_control_flow.py"]
+GRAPH_TESTS = ["test_runtime_checks.py", "test_shape_rules.py", "test_function.py", "test_control_flow.py",
+               "test_conv_fusion.py"]
 
 
 @pytest.mark.slow

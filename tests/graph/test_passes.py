@@ -148,7 +148,7 @@ def test_passes_are_pure_and_optimize_reports_every_pass():
     assert str(graph) == before
     assert [r.name for r in reports] == ["constant folding", "arithmetic simplification",
                                          "common-subexpression elimination", "dead-code elimination",
-                                         "elementwise fusion"]
+                                         "convolution epilogue fusion", "elementwise fusion"]
     assert list(reports[0].folded) == [c.name]
     assert reports[1].simplified == {y.name: "x"}
     assert [n.name for n in optimised.nodes] == ["x", z.name]

@@ -178,6 +178,9 @@ def test_linalg_and_nn_rules(data):
     images, filters = floats((2, size, size, channels), rng), floats((2, 3, channels, 2), rng)
     run_and_check(lambda x, w: [me.nn.conv2d(x, w, stride, padding), me.nn.max_pool2d(x, 2, stride, padding),
                                 me.nn.avg_pool2d(x, 2, stride, padding)], images, filters)
+    activation = data.draw(st.sampled_from(["relu", None]))   # graph mode's conv + bias (+ relu)
+    run_and_check(lambda x, w, b: [nn_ops.fused_conv2d(x, w, b, strides=(stride, stride), padding=padding,
+                                                       activation=activation)], images, filters, floats((2,), rng))
 
 
 @settings(max_examples=10)

@@ -9,8 +9,10 @@ they are: never folded, merged, removed, fused or moved.
     arithmetic_simplification         x * 1, x + 0, -(-x), reshape to the same shape -> x
     common_subexpression_elimination  the same op on the same inputs is computed once
     dead_code_elimination             nodes that no output or effect needs go
+    conv_epilogue_fusion              conv2d + bias_add (+ relu) -> one fused_conv2d call
     elementwise_fusion                chains of elementwise ops become one generated numba loop
 """
+from .conv_fusion import conv_epilogue_fusion
 from .cse import common_subexpression_elimination
 from .dce import dead_code_elimination
 from .fold import constant_folding
@@ -20,10 +22,10 @@ from .report import PassReport
 from .simplify import arithmetic_simplification
 
 PASSES = (constant_folding, arithmetic_simplification, common_subexpression_elimination,
-          dead_code_elimination, elementwise_fusion)
+          dead_code_elimination, conv_epilogue_fusion, elementwise_fusion)
 
 __all__ = ["PASSES", "FusedKernel", "FusedOp", "PassReport", "fused_kernels", "arithmetic_simplification", "common_subexpression_elimination",
-           "constant_folding", "dead_code_elimination", "elementwise_fusion", "optimize"]
+           "constant_folding", "conv_epilogue_fusion", "dead_code_elimination", "elementwise_fusion", "optimize"]
 
 
 def optimize(graph, passes=PASSES):

@@ -136,6 +136,18 @@ def _patch_bytes(out_hw, k_hw, channels, dtype):
 @register_kernel("conv2d", "cpu")
 def conv2d(x, w, strides, padding):
     """x (N, H, W, C) * w (KH, KW, C, F) -> (N, OH, OW, F)."""
+    return _convolve(x, w, strides, padding)
+
+
+@register_kernel("fused_conv2d", "cpu")
+def fused_conv2d(x, w, bias, strides, padding, activation):
+    """relu(conv2d(x, w) + bias) (or without relu: ``activation`` "relu" or None), the same numbers as
+    the three ops one after another: each chunk of the output gets its bias and relu right after its
+    matrix product, while it is still in the cache (graph mode's ``fused_conv2d``; float32/float64)."""
+    return _convolve(x, w, strides, padding, bias, activation == "relu")
+
+
+def _convolve(x, w, strides, padding, bias=None, relu=False):
     dtype = x.dtype
     x, w = upcast(x), upcast(w)
     kh, kw, c, f = w.shape
@@ -144,8 +156,12 @@ def conv2d(x, w, strides, padding):
     out = np.empty((x.shape[0], oh, ow, f), np.result_type(x, w))
     blas_threads()
     for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
-        np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=out[images].reshape(-1, f))
+        rows = out[images].reshape(-1, f)
+        np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=rows)
         blas_called()
+        if bias is not None:
+            use_threads_for(rows.size, splits=rows.shape[0])
+            loops.nn.bias_relu_rows(rows, bias, relu)
     return downcast(out, dtype)
 
 

@@ -25,7 +25,7 @@ from numba import cuda, float64
 from ...errors import InvalidArgumentError
 from ..cpu.nn import _geometry
 from ..registry import _lookup, register_kernel
-from .elementwise import BINARY, UNARY, launch_map, launch_zip, transpose_array
+from .elementwise import BINARY, UNARY, contiguous_strides, launch_map, launch_zip, transpose_array
 from .host import float_kernel
 from .matmul import matmul_arrays
 from .memory import copy_to_device, empty, launch
@@ -121,6 +121,16 @@ def bias_add(x, bias):
 
 
 register_kernel("bias_add", "gpu")(float_kernel(bias_add, _lookup("bias_add", "cpu")))
+
+
+def fused_conv2d(x, w, bias, strides, padding, activation):
+    """Graph mode's conv2d + bias_add (+ relu): the three GPU kernels one after another (the CPU
+    kernel's gain, a pass over data still in the cache, has no counterpart here)."""
+    out = bias_add(conv2d(x, w, strides, padding), bias)
+    return launch_map(UNARY["relu"], out, out.shape, contiguous_strides(out.shape), out.dtype) if activation else out
+
+
+register_kernel("fused_conv2d", "gpu")(float_kernel(fused_conv2d, _lookup("fused_conv2d", "cpu")))
 
 
 # ----------------------------------------------------------------------------- pooling

@@ -12,6 +12,7 @@ The softmax family computes in float64 and calls ``vexp``, a polynomial: compile
 import numpy as np
 from numba import njit, prange
 
+from . import scalar
 from .vecmath import vexp
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
@@ -26,6 +27,22 @@ def bias_add_rows(x, bias, out):
     for r in prange(rows):
         for c in range(channels):
             out[r, c] = x[r, c] + bias[c]
+
+
+def bias_relu_rows(x, bias, relu):
+    """In place: x[r, c] += bias[c], then relu if asked. The epilogue of graph mode's fused_conv2d,
+    with bias_add's and relu's own formulas, so it rounds as those two ops do one after the other."""
+    rows, channels = x.shape
+    for r in prange(rows):
+        for c in range(channels):
+            v = scalar.add(x[r, c], bias[c])
+            x[r, c] = scalar.relu(v) if relu else v
+
+
+# It inlines two formulas: named with their digest, as the elementwise loops are, so that numba's
+# disk cache compiles it again when a formula changes (see scalar.py).
+bias_relu_rows.__qualname__ = f"bias_relu_rows_{scalar.DIGEST}"
+bias_relu_rows = _kernel(bias_relu_rows)
 
 
 # ----------------------------------------------------------------------------- convolution
