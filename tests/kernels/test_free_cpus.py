@@ -141,13 +141,17 @@ def test_large_loops_take_one_thread_when_neighbours_hold_the_other_cpus(one_cpu
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == 1
 
 
-def test_then_one_ufunc_ops_go_to_numpy(one_cpu_free, monkeypatch):
-    def no_numba_loop(*args, **kwargs):
-        raise AssertionError("the numba loop ran")
-    monkeypatch.setattr(broadcast, "use_threads_for", no_numba_loop)
-    a = np.random.default_rng(0).standard_normal(threads.PARALLEL_SIZE + 5).astype(np.float32)
+def test_then_results_keep_their_bits(one_cpu_free, monkeypatch):
+    """One thread or two, the same loop computes each element the same way (NumPy's tanh rounds
+    differently, so the loop must not hand the work to NumPy when a neighbour comes)."""
     from minieager.kernels.registry import get_kernel
-    np.testing.assert_array_equal(get_kernel("add", "cpu")(a, a), a + a)
+    a = np.random.default_rng(0).standard_normal(threads.PARALLEL_SIZE + 5).astype(np.float32)
+    on_one = get_kernel("tanh", "cpu")(a), get_kernel("add", "cpu")(a, a)
+    monkeypatch.setattr(threads, "_free_cpus", FreeCPUs(stat_path=None))
+    assert threads.parallel_threads() == 2
+    on_two = get_kernel("tanh", "cpu")(a), get_kernel("add", "cpu")(a, a)
+    for x, y in zip(on_one, on_two):
+        np.testing.assert_array_equal(x, y)
 
 
 def test_the_blas_gets_the_same_count_before_a_product(one_cpu_free, monkeypatch):

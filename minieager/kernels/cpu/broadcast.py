@@ -39,9 +39,10 @@ So:
 
 * below ``SMALL_SIZE`` output elements, NumPy does every op;
 * an op that NumPy does in one ufunc pass (add, multiply, tanh, ...) stays on NumPy up to
-  ``threads.PARALLEL_SIZE``, since on one thread numba's loop is no faster, and at any size when
-  the loop would get one thread anyway: right after a matrix product, or when the neighbours
-  leave one CPU free (see ``threads.py``);
+  ``threads.PARALLEL_SIZE``, since on one thread numba's loop is no faster, and at any size right
+  after a matrix product, when the loop would get one thread anyway (see ``threads.py``). When the
+  neighbours leave one CPU free, the loop runs on one thread instead: NumPy's tanh or exp round
+  differently from our loops, and which CPUs are free must not change a result's bits;
 * ops that NumPy needs several passes for (relu, sigmoid, the fused gradients) run the numba loop
   from ``SMALL_SIZE`` on, where one fused pass wins even on one thread;
 * from ``PARALLEL_SIZE`` on, the numba loop runs on all threads.
@@ -51,7 +52,7 @@ import math
 import numpy as np
 
 from . import loops
-from .threads import PARALLEL_SIZE, parallel_threads, use_threads_for
+from .threads import PARALLEL_SIZE, blas_spinning, use_threads_for
 
 SMALL_SIZE = 4096
 
@@ -115,7 +116,7 @@ def run_elementwise(loop, numpy_fn, *operands, out_dtype=None, attrs=(), into=No
     if into is not None and (into.shape != shape or into.dtype != dtype or dtype == np.float16):
         into = None                  # it does not fit the output: write a new array
     if size < (PARALLEL_SIZE if one_ufunc else SMALL_SIZE) or (
-            one_ufunc and (_stretched(operands, shape) or parallel_threads() == 1)):
+            one_ufunc and (_stretched(operands, shape) or blas_spinning())):
         if into is not None and one_ufunc:
             return numpy_fn(*operands, *attrs, out=into)
         result = numpy_fn(*operands, *attrs)

@@ -39,9 +39,9 @@ elementwise ops) still get every thread.
 On a shared machine, "all of them" means all the CPUs the neighbours leave free
 (``free_cpus.py``): with one core held by another program, a loop split over two threads waits
 for the half on the busy core, and one thread is faster. The same count goes to the BLAS before
-each product (``blas_threads()``), whose threads would otherwise spin on the busy core too. When
-that leaves one thread, the kernels that NumPy does in a single SIMD pass hand it to NumPy, as
-they do right after a product.
+each product (``blas_threads()``), whose threads would otherwise spin on the busy core too. The
+thread count never changes a result: each loop splits its elements (or its rows, for reductions)
+between threads, and every element is computed the same way on any of them.
 
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
