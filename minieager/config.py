@@ -6,11 +6,13 @@ that the kernels and the engine read; this facade sits on top of every layer, so
 the engine's temporaries and graph mode's switch directly.
 """
 import sys
+import types
 from dataclasses import dataclass
 
 from .engine import temporaries
 from .engine.device import get_soft_device_placement, set_soft_device_placement  # noqa: F401
 from .graph import function as _function
+from . import machine as _machine
 from .machine import (  # noqa: F401  (me.config's names for the machine's facts)
     available_cpus, cgroup_cpu_limit, configure_environment, default_num_threads, get_num_threads,
     keep_freed_memory, num_gpus, numba_cache_dir, set_num_threads)
@@ -31,7 +33,12 @@ __all__ = [
     "set_reuse_temporaries",
     "run_functions_eagerly",
     "functions_run_eagerly",
+    "experimental",
 ]
+
+# me.config.experimental: the part of tf.config.experimental minieager has.
+experimental = types.SimpleNamespace(enable_op_determinism=_machine.enable_op_determinism,
+                                     op_determinism_enabled=_machine.op_determinism_enabled)
 
 
 # ----------------------------------------------------------------------------- temporaries

@@ -22,6 +22,8 @@ _num_threads = None   # set by set_num_threads(); None means "the default"
 _blas_limits = None   # the live threadpoolctl limiter; dropping it would restore BLAS's own count
 _blas_count = None    # the BLAS's thread count as last set by set_blas_threads (None: not set yet)
 _blas_libraries = None  # threadpoolctl's controllers of the loaded BLAS libraries, found once
+# Whether the BLAS keeps one thread count (see enable_op_determinism). TF reads TF_DETERMINISTIC_OPS.
+_op_determinism = os.environ.get("MINIEAGER_DETERMINISTIC_OPS", "0") not in ("", "0")
 
 
 # ----------------------------------------------------------------------------- CPUs
@@ -212,6 +214,26 @@ def set_num_threads(n):
     _blas_limits = threadpool_limits(limits=n)
     _blas_count = n
     _num_threads = n
+
+
+def enable_op_determinism():
+    """Make every op give the same bits for the same inputs, however busy the machine is.
+
+    By default the matrix products take as many BLAS threads as the neighbours leave free
+    (kernels/cpu/threads.py), and OpenBLAS splits a product's sums differently on one thread and
+    on two: (32, 784) @ (784, 128) differs in the last bits. Turned on, the BLAS keeps the
+    configured count. The numba loops follow the free CPUs either way: each element is computed
+    the same on any thread. As TF's ``tf.config.experimental.enable_op_determinism()``; the
+    environment variable ``MINIEAGER_DETERMINISTIC_OPS=1`` turns it on at import, as
+    ``TF_DETERMINISTIC_OPS=1`` does in TF.
+    """
+    global _op_determinism
+    _op_determinism = True
+
+
+def op_determinism_enabled():
+    """Whether ``enable_op_determinism()`` (or MINIEAGER_DETERMINISTIC_OPS=1) is in effect."""
+    return _op_determinism
 
 
 def set_blas_threads(n):

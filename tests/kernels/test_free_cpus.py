@@ -166,3 +166,27 @@ def test_the_blas_gets_the_same_count_before_a_product(one_cpu_free, monkeypatch
     finally:   # give the BLAS its count back (monkeypatch restores what set_blas_threads remembers)
         for lib in machine._blas_libraries or []:
             lib.set_num_threads(before[lib.filepath])
+
+
+def test_with_op_determinism_the_blas_keeps_its_count(one_cpu_free, monkeypatch):
+    """A product's last bits depend on its BLAS thread count, so determinism (as TF's
+    enable_op_determinism) keeps the configured count while the loops still follow the neighbours."""
+    import minieager as me
+    monkeypatch.setattr(machine, "_op_determinism", False)
+    monkeypatch.setattr(machine, "_blas_count", None)
+    seen = []
+    monkeypatch.setattr(machine, "set_blas_threads", seen.append)
+    threads.blas_threads()
+    me.config.experimental.enable_op_determinism()
+    assert me.config.experimental.op_determinism_enabled()
+    threads.blas_threads()
+    assert seen == [1, 2]
+    assert threads.use_threads_for(threads.PARALLEL_SIZE) == 1
+
+
+def test_the_environment_variable_turns_determinism_on_at_import():
+    code = "import minieager as me; print(me.config.experimental.op_determinism_enabled())"
+    for value, expected in (("1", "True"), ("0", "False")):
+        env = dict(os.environ, MINIEAGER_DETERMINISTIC_OPS=value)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == expected

@@ -86,8 +86,13 @@ def parallel_threads():
 
 
 def blas_threads():
-    """Give the BLAS the threads the neighbours leave free; call it right before a product."""
-    machine.set_blas_threads(_free_cpus.usable_threads(machine.get_num_threads()))
+    """Give the BLAS the threads the neighbours leave free; call it right before a product.
+
+    With ``me.config.experimental.enable_op_determinism()`` it keeps the configured count: a
+    product's last bits depend on how many BLAS threads computed it (machine.py says more).
+    """
+    wanted = machine.get_num_threads()
+    machine.set_blas_threads(wanted if machine.op_determinism_enabled() else _free_cpus.usable_threads(wanted))
 
 
 def use_threads_for(size, splits=2):
