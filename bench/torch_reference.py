@@ -1,17 +1,17 @@
 """The PyTorch side of every comparison, measured in a process of its own.
 
 Why its own process: importing minieager sets ``GOMP_SPINCOUNT`` so that numba's OpenMP threads
-go to sleep right after a loop (see ``minieager/config.py``). PyTorch's CPU build ships its own
+go to sleep right after a loop (see ``minieager/machine.py``). PyTorch's CPU build ships its own
 libgomp, which reads the same variable, and with it PyTorch ran up to 1.8x slower (measured: MLP
 step 0.22 -> 0.33-0.40 ms, guide CNN step 3.5 -> 5.7-6.2 ms). Here PyTorch runs with the
 environment the benchmark started with and minieager's thread count.
 
 By default PyTorch runs as installed. With ``"keep_freed_memory": true`` in the request it also
-gets minieager's glibc malloc setting, ``config.keep_freed_memory()``, which keeps large freed
+gets minieager's glibc malloc setting, ``machine.keep_freed_memory()``, which keeps large freed
 blocks for reuse instead of returning them to the system. Any program can make that setting,
 and it helps PyTorch's guide CNN step as much as minieager's (PyTorch: 3.4-6.1 ms without it,
-2.1-4.1 ms with it), so the training benchmark shows PyTorch both ways. ``config.py`` is
-loaded on its own, by path, because importing the ``minieager`` package would set the
+2.1-4.1 ms with it), so the training benchmark shows PyTorch both ways. ``machine.py`` (which imports
+nothing of minieager) is loaded on its own, by path, because importing the ``minieager`` package would set the
 environment this process exists to avoid.
 
 ``common.torch_reference(cases)`` runs this file; by hand::
@@ -34,11 +34,11 @@ from timing import timeit_medians
 
 def _keep_freed_memory():
     """minieager's glibc malloc setting (see the module docstring), without importing minieager."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "minieager", "config.py")
-    spec = importlib.util.spec_from_file_location("minieager_config_alone", path)
-    config = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(config)
-    config.keep_freed_memory()
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "minieager", "machine.py")
+    spec = importlib.util.spec_from_file_location("minieager_machine_alone", path)   # imports nothing of ours
+    machine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(machine)
+    machine.keep_freed_memory()
 
 
 def add(torch, shape):
