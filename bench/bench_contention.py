@@ -32,7 +32,8 @@ from common import machine_description, print_table
 
 import minieager as me
 
-ROUNDS = 7          # alternating rounds per case and condition
+ROUNDS = 15         # alternating rounds per case and condition (with two busy neighbours, single
+                    # blocks swing 2x as the scheduler hands the cores around: the median of 15 holds)
 REPEAT = 5          # timing blocks per round; the round's figure is their median
 
 # ---- the neighbours --------------------------------------------------------------------------------
