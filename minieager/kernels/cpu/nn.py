@@ -119,8 +119,13 @@ def _patches(x, k_hw, strides, padding):
 # The batch is convolved a few images at a time, so that a chunk's patch matrix is still in the
 # CPU's cache when the matrix product reads it: built for the whole batch (10 MB for the guide's
 # second layer), it went out to memory and back, which on this machine cost as much as the
-# arithmetic. About 1 MB per chunk: the size of one core's L2 cache on the machine we measure on.
-_CHUNK_BYTES = 1 << 20
+# arithmetic. About 4 MB per chunk: with 1 MB (one core's L2 cache) the guide CNN's step ran
+# ~11 small products per convolution, and on two threads each one's hand-over between the BLAS and
+# numba threads cost more than the second core gave back (the step took 1.07x its one-thread
+# time). Measured in that step, in one process, alternating (ms, traced / eager):
+#   1 MB: 1 thread 6.35 / 6.89, 2 threads 6.73 / 7.33;  4 MB: 6.18 / 6.82, 5.46 / 6.23;
+#   16 MB (the whole batch): 6.42 / 7.44, 5.27 / 6.13.
+_CHUNK_BYTES = 4 << 20
 
 
 def _chunks(n_images, patch_bytes_per_image):
