@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from . import _args
 from ._axes import normalize_axes, normalize_axis
 from ._operands import broadcast_shape, operands
-from .creation import constant, convert_to_tensor
+from .creation import constant, convert_to_tensor, zeros_like
 
 # ---- copies -------------------------------------------------------------------------------------
 _identity = Op("identity", ("x",), "x", ("dy",), vjp=lambda dy, x, out: (dy,), shape_rule=same)
@@ -191,6 +191,8 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 def _tile_vjp(dy, x, out, multiples):
     from .reductions import reduce_sum
+    if None in x.shape:       # a size known only when the graph runs: the gradient op reads x's shape then
+        return (_tile_grad(dy, x, multiples=multiples),)
     interleaved = tuple(v for m, n in zip(multiples, x.shape) for v in (m, n))
     summed = reduce_sum(reshape(dy, interleaved), axis=tuple(range(0, 2 * x.ndim, 2)))
     return (summed,)
@@ -202,6 +204,9 @@ def _tile_rule(x, multiples):
 
 
 _tile = Op("tile", ("x",), "tile(x, multiples)", ("sum of dy over the copies",), vjp=_tile_vjp, shape_rule=_tile_rule)
+_tile_grad = Op("tile_grad", ("dy", "x"), "dy summed over the copies of x", ("tile(ddy, multiples)", None),
+                vjp=lambda ddy, dy, x, out, multiples: (_tile(ddy, multiples=multiples), None),
+                shape_rule=lambda dy, x, multiples: AbstractArray(x.shape, dy.dtype))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -216,6 +221,8 @@ def tile(input, multiples, name=None):  # noqa: A002
 # ---- joining and splitting ---------------------------------------------------------------------
 def _concat_vjp(dy, *inputs, out, axis):
     from .indexing import getitem
+    if any(x.shape[axis] is None for x in inputs):   # sizes known only when the graph runs: read them then
+        return tuple(_concat_grad(dy, *inputs, axis=axis, index=i) for i in range(len(inputs)))
     grads, start = [], 0
     for x in inputs:
         index = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
@@ -239,6 +246,19 @@ def _concat_rule(*xs, axis):
 
 _concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place along axis",), vjp=_concat_vjp,
               shape_rule=_concat_rule)
+
+
+def _concat_grad_vjp(ddy, dy, *xs, out, axis, index):
+    """ddy put back at xs[index]'s place, zeros elsewhere (the other xs give the sizes)."""
+    parts = [ddy if i == index else zeros_like(x, dtype=ddy.dtype) for i, x in enumerate(xs)]
+    return (concat(parts, axis),) + (None,) * len(xs)
+
+
+# concat's gradient for one input when a size along axis is known only when the graph runs.
+_concat_grad = Op("concat_grad", ("dy", "x"), "dy at xs[index]'s place along axis",
+                  ("ddy at xs[index]'s place, zeros elsewhere", None), vjp=_concat_grad_vjp,
+                  shape_rule=lambda dy, *xs, axis, index: AbstractArray(
+                      dy.shape[:axis] + (xs[index].shape[axis],) + dy.shape[axis + 1:], dy.dtype))
 
 
 def concat(values, axis, name=None):
@@ -297,7 +317,8 @@ def unstack(value, axis=0, name=None):
 
 def _pad_vjp(dy, x, out, paddings, constant_values):
     from .indexing import getitem
-    return (getitem(dy, tuple(slice(before, before + n) for (before, _), n in zip(paddings, x.shape))),)
+    # slice(before, -after) needs no size, so it holds where a size is known only when the graph runs
+    return (getitem(dy, tuple(slice(before, -after if after else None) for before, after in paddings)),)
 
 
 _pad = Op("pad", ("x",), "pad(x)", ("dy with the padding cut off",), vjp=_pad_vjp,

@@ -140,6 +140,9 @@ def test_shape_and_indexing_rules(data):
                              me.concat([x, x * 2.0], axis=len(shape) - 1), x[..., ::2], x[0], x[:, None],
                              shape_ops.broadcast_like(x[:1], x), shape_ops._shape(x, out_type=me.int64),
                              shape_ops._reshape_like(me.reshape(x, [-1]), x),
+                             shape_ops._tile_grad(me.tile(x, multiples), x, multiples=multiples),
+                             shape_ops._concat_grad(me.concat([x, x[..., :1]], axis=len(shape) - 1), x, x[..., :1],
+                                                    axis=len(shape) - 1, index=1),
                              me.nn.softmax(x), me.nn.log_softmax(x)], x)
     mask = me.constant(rng.random(shape[:1]) > 0.5)
     indices = me.constant(rng.integers(-shape[0], shape[0], 3).astype(np.int32))

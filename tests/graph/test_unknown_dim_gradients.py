@@ -115,19 +115,81 @@ def test_an_int_index_past_an_unknown_dimension_raises_when_the_graph_runs():
     assert float(f(me.constant([0.0, 1, 2, 3, 4, 5.5]))) == 5.5
 
 
-@pytest.mark.parametrize("name, fn", [
-    ("concat", lambda x: me.reduce_sum(me.concat([x, x * 2.0], 0))),
-    ("pad", lambda x: me.reduce_sum(me.pad(x, [[1, 1]]))),
-    ("tile", lambda x: me.reduce_sum(me.tile(x, [2]))),
-])
-def test_a_gradient_that_needs_a_size_names_the_op_and_the_dimension(name, fn):
-    # TF 2.21 computes these with shapes read at run time; minieager's gradient rules need the size while the
-    # graph is built, and say so instead of failing inside the rule.
-    with pytest.raises(InvalidArgumentError, match=rf"^{name}: its gradient needs sizes that me.function knows only "
-                                                   rf"when the graph runs: dimension 0 of x \(shape \(None,\)\)"):
-        traced_gradient(fn)(me.constant([1.0, 2.0], F64))
-    np.testing.assert_allclose(eager_gradient(fn, me.constant([1.0, 2.0], F64)), [3.0, 3.0] if name == "concat"
-                               else [1.0, 1.0] if name == "pad" else [2.0, 2.0])
+def weighted_sum(y):
+    """sum(y * [1, 2, 3 ...]): every element of y gets its own weight, so a misplaced gradient shows."""
+    return me.reduce_sum(y * weights(y))
+
+
+# TF 2.21, traced once with input_signature=[TensorSpec([None], float64)], x = [3, 1, 2, 5]: concat gives
+# [11 23 27 31], pad [2 3 4 5], tile [15 18 21 24] (shapes read when the graph runs).
+SIZED_CASES = {
+    "concat": lambda x: weighted_sum(me.concat([x, x * 2.0, x[1:]], 0)),
+    "pad": lambda x: weighted_sum(me.pad(x, [[1, 2]])),
+    "tile": lambda x: weighted_sum(me.tile(x, [3])),
+}
+
+
+def test_concat_pad_and_tile_gradients_match_tf_over_an_unknown_dimension():
+    x = me.constant([3.0, 1.0, 2.0, 5.0], F64)
+    expected = {"concat": [11, 23, 27, 31], "pad": [2, 3, 4, 5], "tile": [15, 18, 21, 24]}
+    for name, fn in SIZED_CASES.items():
+        assert traced_gradient(fn)(x).numpy().tolist() == expected[name], name
+
+
+@pytest.mark.parametrize("name", sorted(SIZED_CASES))
+def test_concat_pad_and_tile_gradients_are_eagers_for_every_length(name):
+    fn, grad = SIZED_CASES[name], traced_gradient(SIZED_CASES[name])
+
+    @settings(max_examples=15, deadline=None)
+    @given(st.lists(st.floats(-4, 4, allow_nan=False), min_size=1, max_size=9))
+    def check(values):
+        x = me.constant(np.array(values, np.float64))
+        np.testing.assert_allclose(grad(x).numpy(), eager_gradient(fn, x), rtol=1e-12, atol=1e-12)
+    check()
+    assert grad.experimental_get_tracing_count() == 1
+
+
+def finite_differences(fn, x, eps=1e-6):
+    numeric = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        numeric[i] = (float(fn(me.constant(up))) - float(fn(me.constant(down)))) / (2 * eps)
+    return numeric
+
+
+def test_tile_and_concat_gradients_over_two_unknown_dimensions_match_finite_differences():
+    # TF 2.21 reads both sizes when the graph runs; here tile_grad and concat_grad take x as an input.
+    cases = [lambda x: weighted_sum(me.tile(x, [2, 3]) ** 2),
+             lambda x: weighted_sum(me.concat([x * x, x[:, :1], x], 1)),
+             lambda x: weighted_sum(me.pad(x, [[0, 1], [2, 0]]) ** 2)]
+    x = np.random.default_rng(3).standard_normal((2, 3))
+    for fn in cases:
+        @me.function(input_signature=[me.TensorSpec([None, None], F64)])
+        def grad(x):
+            with me.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x)
+            return tape.gradient(y, x)
+        np.testing.assert_allclose(grad(me.constant(x)).numpy(), finite_differences(fn, x), rtol=1e-6, atol=1e-8)
+
+
+def test_second_derivatives_of_concat_and_tile_over_an_unknown_dimension():
+    # The gradient ops have gradients of their own (tile for tile_grad, concat with zeros for concat_grad): the
+    # traced second derivative is eager's, which the autodiff tests check against finite differences.
+    for fn in (lambda x: weighted_sum(me.concat([x, x], 0) ** 3), lambda x: weighted_sum(me.tile(x, [2]) ** 3)):
+        def second(x):
+            with me.GradientTape() as outer:
+                outer.watch(x)
+                with me.GradientTape() as inner:
+                    inner.watch(x)
+                    y = fn(x)
+                total = weighted_sum(inner.gradient(y, x))
+            return outer.gradient(total, x)
+        x = me.constant([1.0, 2.0, 3.0], F64)
+        traced = me.function(second, input_signature=[me.TensorSpec([None], F64)])
+        np.testing.assert_allclose(traced(x).numpy(), second(x).numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("name, fn", [

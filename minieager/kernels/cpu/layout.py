@@ -68,9 +68,24 @@ def tile(x, multiples):
     return np.tile(x, multiples)
 
 
+@register_kernel("tile_grad")
+def tile_grad(dy, x, multiples):
+    """``dy`` summed over the copies ``tile`` made of ``x`` (whose shape a graph may know only now)."""
+    interleaved = tuple(v for m, n in zip(multiples, x.shape) for v in (m, n))
+    return np.ascontiguousarray(dy.reshape(interleaved).sum(axis=tuple(range(0, 2 * x.ndim, 2))))
+
+
 @register_kernel("concat")
 def concat(*xs, axis):
     return np.concatenate(xs, axis=axis)
+
+
+@register_kernel("concat_grad")
+def concat_grad(dy, *xs, axis, index):
+    """The part of ``dy`` at ``xs[index]``'s place along ``axis`` (the sizes of ``xs`` read when the graph runs)."""
+    start = sum(x.shape[axis] for x in xs[:index])
+    piece = (slice(None),) * axis + (slice(start, start + xs[index].shape[axis]),)
+    return np.ascontiguousarray(dy[piece])
 
 
 @register_kernel("pad")
