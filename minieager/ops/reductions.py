@@ -10,9 +10,9 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import DTypeError, InvalidArgumentError
-from ..engine.abstract import AbstractArray, known_size, reduction, same, unknown_rank_error
+from ..engine.abstract import AbstractArray, reduction, same, unknown_rank_error
 from ..engine.op import Op
-from ..engine.tensor import Tensor, place
+from ..engine.tensor import Tensor
 from . import elementwise as ew
 from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
@@ -255,11 +255,10 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 def _shift_right(t, axis):
     """``t`` moved one place along ``axis``, a zero coming in at the start and the last element dropped."""
     from .indexing import getitem
-    n = t._value.shape[axis]
     first = [slice(None)] * t.ndim
-    first[axis] = slice(0, min(n, 1))
+    first[axis] = slice(0, 1)
     rest = list(first)
-    rest[axis] = slice(0, max(n - 1, 0))
+    rest[axis] = slice(0, -1)     # (no size needed: it holds where the size is known only when the graph runs)
     return concat([ew.zeros_like(getitem(t, tuple(first))), getitem(t, tuple(rest))], axis=axis)
 
 
@@ -285,18 +284,19 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     with b = x at the start and a = x after it). Its gradient runs the recurrence back over dy, so it
     never divides by x: exact at zeros (TF's divides), in O(n) time and memory, and differentiable again.
     """
+    from .indexing import getitem
     x = convert_to_tensor(x)
     check_not_bool("cumprod", x)
     axis = normalize_axis(axis, x.ndim, "cumprod")
-    n = known_size("cumprod", x.shape, axis)
     if reverse:
         x = _reversed(x, axis)
-    position = np.arange(n).reshape((n,) + (1,) * (x.ndim - axis - 1))
-    first = place(position == 0, x._device)
-    zero = ew.zeros_like(x)
-    out = _linear_recurrence(ew.where(first, zero, x), ew.where(first, x, zero), axis=axis, transpose=False)
+    # x[:1] and x[1:] along axis need no size, so one trace serves every length (and an empty axis)
+    head = getitem(x, (slice(None),) * axis + (slice(0, 1),))
+    tail = getitem(x, (slice(None),) * axis + (slice(1, None),))
+    out = _linear_recurrence(concat([ew.zeros_like(head), tail], axis), concat([head, ew.zeros_like(tail)], axis),
+                             axis=axis, transpose=False)
     if exclusive:     # [1, a, ab]: the inclusive products one place on, a 1 first
-        out = _shift_right(out, axis) + place(np.broadcast_to(first, x.shape).astype(x.dtype.np_dtype), x._device)
+        out = _shift_right(out, axis) + concat([ew.ones_like(head), ew.zeros_like(tail)], axis)
     return _reversed(out, axis) if reverse else out
 
 

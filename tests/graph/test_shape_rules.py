@@ -143,6 +143,8 @@ def test_shape_and_indexing_rules(data):
                              shape_ops._tile_grad(me.tile(x, multiples), x, multiples=multiples),
                              shape_ops._concat_grad(me.concat([x, x[..., :1]], axis=len(shape) - 1), x, x[..., :1],
                                                     axis=len(shape) - 1, index=1),
+                             shape_ops._split_piece(x, axis=0, spec=(1, -1), index=1, op_name="split"),
+                             shape_ops._split_piece(x, axis=0, spec=1, index=0, op_name="split"),
                              me.nn.softmax(x), me.nn.log_softmax(x)], x)
     mask = me.constant(rng.random(shape[:1]) > 0.5)
     indices = me.constant(rng.integers(-shape[0], shape[0], 3).astype(np.int32))

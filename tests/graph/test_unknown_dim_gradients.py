@@ -192,14 +192,105 @@ def test_second_derivatives_of_concat_and_tile_over_an_unknown_dimension():
         np.testing.assert_allclose(traced(x).numpy(), second(x).numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("name, fn", [
-    ("top_k", lambda x: me.math.top_k(x, 2).values),
-    ("split", lambda x: me.split(x, 2)[0]),
-    ("unstack", lambda x: me.unstack(x)[0]),
-    ("cumprod", lambda x: me.math.cumprod(x)),
+# TF 2.21, traced once with input_signature=[TensorSpec([None], float64)], x = [3, 1, 2, 5]: split(x, 2) gives
+# [3 1], [2 5]; split(x, [1, -1]) [3], [1 2 5]; unstack(x, num=4) 3, 1, 2, 5; top_k(x, 2) [5 3]; cumprod
+# [3 3 6 30]; cumprod(exclusive, reverse) [10 10 5 1]. Gradients (weights 1, 2 ... on each output): split's
+# second piece [0 0 1 2], unstack(..)[2] * 3 [0 0 3 0], top_k [2 0 0 1], cumprod [49 144 69 24].
+PIECE_CASES = {
+    "split": (lambda x: me.split(x, 2), [[3, 1], [2, 5]]),
+    "split_sizes": (lambda x: me.split(x, [1, -1]), [[3], [1, 2, 5]]),
+    "unstack": (lambda x: me.unstack(x, num=4), [3, 1, 2, 5]),
+    "top_k": (lambda x: me.math.top_k(x, 2).values, [5, 3]),
+    "cumprod": (lambda x: me.math.cumprod(x), [3, 3, 6, 30]),
+    "cumprod_exclusive_reverse": (lambda x: me.math.cumprod(x, exclusive=True, reverse=True), [10, 10, 5, 1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIECE_CASES))
+def test_ops_that_cut_an_unknown_dimension_give_tfs_values(name):
+    fn, expected = PIECE_CASES[name]
+    f = me.function(fn, input_signature=[me.TensorSpec([None], F64)])
+    got = f(me.constant([3.0, 1.0, 2.0, 5.0], F64))
+    got = [t.numpy().tolist() for t in got] if isinstance(got, list) else got.numpy().tolist()
+    assert got == expected
+
+
+def all_pieces(fn):
+    """A weighted sum over every element of every output of fn (a list or one tensor)."""
+    def total(x):
+        out = fn(x)
+        outs = out if isinstance(out, list) else [out]
+        return me.add_n([weighted_sum(me.reshape(t, [-1])) * (i + 1.0) for i, t in enumerate(outs)])
+    return total
+
+
+def test_gradients_of_ops_that_cut_an_unknown_dimension_match_tf():
+    x = me.constant([3.0, 1.0, 2.0, 5.0], F64)
+    cases = [(lambda x: weighted_sum(me.split(x, 2)[1]), [0, 0, 1, 2]),
+             (lambda x: me.unstack(x, num=4)[2] * 3.0, [0, 0, 3, 0]),
+             (lambda x: weighted_sum(me.math.top_k(x, 2).values), [2, 0, 0, 1]),
+             (lambda x: weighted_sum(me.math.cumprod(x)), [49, 144, 69, 24])]
+    for fn, expected in cases:
+        assert traced_gradient(fn)(x).numpy().tolist() == expected
+
+
+@pytest.mark.parametrize("name", ["split", "split_sizes", "unstack", "top_k", "cumprod", "cumprod_exclusive_reverse"])
+def test_ops_that_cut_an_unknown_dimension_give_eagers_gradient_for_every_length(name):
+    make = {"split": lambda n: lambda x: me.split(x, 2), "split_sizes": lambda n: lambda x: me.split(x, [1, -1, 2]),
+            "unstack": lambda n: lambda x: me.unstack(x, num=n), "top_k": lambda n: lambda x: me.math.top_k(x, 3).values,
+            "cumprod": lambda n: me.math.cumprod,
+            "cumprod_exclusive_reverse": lambda n: lambda x: me.math.cumprod(x, exclusive=True, reverse=True)}[name]
+    grads = {}    # unstack's num is part of the trace; the others trace once
+
+    @settings(max_examples=15, deadline=None)
+    @given(st.lists(st.integers(-8, 8), min_size=4, max_size=8, unique=True).filter(   # (no ties: top_k)
+        lambda v: name != "split" or len(v) % 2 == 0))
+    def check(values):
+        x = me.constant(np.array(values, np.float64) / 4)
+        fn = all_pieces(make(len(values)))
+        grad = grads.setdefault(len(values) if name == "unstack" else 0, traced_gradient(fn))
+        np.testing.assert_allclose(grad(x).numpy(), eager_gradient(fn, x), rtol=1e-12, atol=1e-12)
+        if len(values) == 5:
+            np.testing.assert_allclose(grad(x).numpy(), finite_differences(fn, x.numpy()), rtol=1e-6, atol=1e-8)
+    check()
+    assert all(g.experimental_get_tracing_count() == 1 for g in grads.values())
+
+
+def test_a_split_over_two_unknown_dimensions_and_its_second_derivative():
+    def second(x):
+        with me.GradientTape() as outer:
+            outer.watch(x)
+            with me.GradientTape() as inner:
+                inner.watch(x)
+                y = weighted_sum(me.split(x, [2, -1], axis=1)[1] ** 3)
+            total = weighted_sum(inner.gradient(y, x))
+        return outer.gradient(total, x)
+    x = me.constant(np.random.default_rng(5).standard_normal((3, 5)))
+    traced = me.function(second, input_signature=[me.TensorSpec([None, None], F64)])
+    np.testing.assert_allclose(traced(x).numpy(), second(x).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn, message", [
+    # TF 2.21 raises InvalidArgumentError when the graph runs for each ("Number of ways to split should evenly
+    # divide the split dimension", "Determined shape must either match input shape", "Input shape axis 0 must
+    # equal 3", "input must have at least k columns"); here the eager op's error, with the graph node.
+    (lambda x: me.split(x, 3), r"split: axis 0 has size 4, which does not divide into 3 equal pieces"),
+    (lambda x: me.split(x, [1, 2]), r"split: sizes \[1, 2\] add up to 3, but axis 0 has size 4"),
+    (lambda x: me.split(x, [3, 2, -1]), r"split: sizes \[3, 2, -1\] already add up to more than the size 4"),
+    (lambda x: me.unstack(x, num=3), r"unstack: sizes \[1, 1, 1\] add up to 3, but axis 0 has size 4"),
+    (lambda x: me.math.top_k(x, 5).values, r"top_k: sizes \[5, -1\] already add up to more than the size 4"),
 ])
-def test_an_op_that_needs_a_size_while_tracing_names_itself_and_the_dimension(name, fn):
+def test_a_size_that_does_not_fit_raises_the_eager_error_when_the_graph_runs(fn, message):
     f = me.function(fn, input_signature=[me.TensorSpec([None], me.float32)])
-    with pytest.raises(InvalidArgumentError, match=rf"^{name}: the size of dimension 0 of its input \(shape \(None,\)\) "
-                                                   rf"is known only when the graph runs"):
+    with pytest.raises(InvalidArgumentError, match=message + r".*\(in graph node %\d+ = split_piece"):
+        f(me.constant([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_unstack_without_num_over_an_unknown_dimension_asks_for_num():
+    # TF 2.21: ValueError "Cannot infer argument `num` from shape (None,)" while tracing.
+    f = me.function(lambda x: me.unstack(x), input_signature=[me.TensorSpec([None], me.float32)])
+    with pytest.raises(InvalidArgumentError, match=r"^unstack: the size of axis 0 of its input \(shape \(None,\)\) "
+                                                   r"is known only when the graph runs.*Give num="):
         f(me.constant([1.0, 2.0]))
+    with pytest.raises(InvalidArgumentError, match=r"^unstack: num=3, but axis 0 of shape \(2,\) has size 2\."):
+        me.unstack(me.constant([1.0, 2.0]), num=3)

@@ -88,6 +88,28 @@ def concat_grad(dy, *xs, axis, index):
     return np.ascontiguousarray(dy[piece])
 
 
+def _piece(n, axis, spec, index):
+    """Where piece ``index`` of ``split(.., spec)`` lies along an axis of size ``n``, as an index tuple. ``spec``
+    is a number of equal pieces or a list of sizes with at most one -1; the op's check has vetted it."""
+    sizes = [n // spec] * spec if isinstance(spec, int) else [n - sum(spec) - 1 if s == -1 else s for s in spec]
+    start = sum(sizes[:index])
+    return (slice(None),) * axis + (slice(start, start + sizes[index]),)
+
+
+@register_kernel("split_piece")
+def split_piece(x, axis, spec, index, op_name):
+    """Piece ``index`` of ``split(x, spec, axis)``, its size worked out from ``x``'s when the graph runs."""
+    return np.ascontiguousarray(x[_piece(x.shape[axis], axis, spec, index)])
+
+
+@register_kernel("split_piece_grad")
+def split_piece_grad(dy, x, axis, spec, index, op_name):
+    """Zeros of ``x``'s shape with ``dy`` at the place of piece ``index``."""
+    grad = np.zeros(x.shape, dy.dtype)
+    grad[_piece(x.shape[axis], axis, spec, index)] = dy
+    return grad
+
+
 @register_kernel("pad")
 def pad(x, paddings, constant_values):
     return np.pad(x, paddings, mode="constant", constant_values=constant_values)
