@@ -1,7 +1,8 @@
 """Tensors of unknown rank while tracing (``input_signature=[me.TensorSpec(None)]``) beyond elementwise ops:
-reshape and whole-tensor reductions work and differentiate as TF's do; what needs the rank says so."""
+reshape and reductions (whole, over given axes, with keepdims) work and differentiate as TF's do; what needs the rank says so."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import minieager as me
 from minieager.errors import InvalidArgumentError
@@ -66,11 +67,94 @@ def test_reshape_to_a_size_the_tensor_does_not_have_names_the_node_and_the_shape
 
 
 @pytest.mark.parametrize("name, fn, what", [
-    ("reduce_sum", lambda x: me.reduce_sum(x, axis=0), "its input"),
-    ("reduce_mean", lambda x: me.reduce_mean(x, keepdims=True), "its input"),
     ("matmul", lambda x: me.matmul(x, x), "a"),
 ])
 def test_what_needs_the_rank_says_so(name, fn, what):
     # TF 2.21 computes these with an unknown rank (static shape <unknown>); minieager's rules need the rank.
     with pytest.raises(InvalidArgumentError, match=rf"^{name}: {what} has no known rank while the graph is built"):
         me.function(fn, input_signature=ANY_RANK)(X)
+
+
+# TF 2.21 with TensorSpec(None), x = arange(24).reshape(2, 3, 4) - 7 (float64): every one of these has static
+# shape <unknown>; reduce_sum(axis=0) starts [-2 0 2 4], reduce_max(axis=[0, -1]) is [8 12 16],
+# reduce_mean(keepdims=True) [[[4.5]]], reduce_prod(axis=1) starts [21 24 15 -0]; the gradients of
+# sum(f(x) ** 2) start [-4 0 4 8 12 16], [0 0 0 0 0 0], [0.375 ...], [-126 -192 -90 -0 -294 -576].
+REDUCTIONS = {
+    "reduce_sum": lambda x, axis, keep: me.reduce_sum(x, axis, keep),
+    "reduce_max": lambda x, axis, keep: me.reduce_max(x, axis, keep),
+    "reduce_min": lambda x, axis, keep: me.reduce_min(x, axis, keep),
+    "reduce_prod": lambda x, axis, keep: me.reduce_prod(x, axis, keep),
+    "reduce_mean": lambda x, axis, keep: me.reduce_mean(x, axis, keep),
+}
+X3 = me.constant(np.arange(24.0).reshape(2, 3, 4) - 7.0)
+
+
+def squared_sum_gradient(fn, traced):
+    def grad(x):
+        with me.GradientTape() as tape:
+            tape.watch(x)
+            y = me.reduce_sum(fn(x) ** 2)
+        return tape.gradient(y, x)
+    return me.function(grad, input_signature=[me.TensorSpec(None, me.float64)]) if traced else grad
+
+
+def test_reductions_over_given_axes_match_tf():
+    cases = [(lambda x: me.reduce_sum(x, axis=0), [-2, 0, 2, 4], [-4, 0, 4, 8, 12, 16]),
+             (lambda x: me.reduce_max(x, axis=[0, -1]), [8, 12, 16], [0, 0, 0, 0, 0, 0]),
+             (lambda x: me.reduce_mean(x, keepdims=True), [4.5], [0.375] * 6),
+             (lambda x: me.reduce_prod(x, axis=1), [21, 24, 15, 0], [-126, -192, -90, 0, -294, -576])]
+    for fn, values, grads in cases:
+        f = me.function(fn, input_signature=[me.TensorSpec(None, me.float64)])
+        assert f.get_concrete_function().output_shapes.rank is None       # TF: <unknown>
+        assert f(X3).numpy().ravel()[:len(values)].tolist() == values
+        assert squared_sum_gradient(fn, True)(X3).numpy().ravel()[:6].tolist() == grads
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_one_trace_reduces_any_rank_over_given_axes_as_eager(name):
+    traced = {}
+
+    @settings(max_examples=20, deadline=None)
+    @given(st.data())
+    def check(data):
+        shape = tuple(data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=4)))
+        axes = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=1, max_size=2,
+                                  unique_by=lambda a: a % len(shape)))
+        keep = data.draw(st.booleans())
+        x = me.constant(np.random.default_rng(len(traced)).uniform(0.5, 2.0, shape))
+        fn = lambda x: REDUCTIONS[name](x, axes, keep) * 1.5     # noqa: E731
+        key = (tuple(axes), keep)
+        f = traced.setdefault(key, (me.function(fn, input_signature=[me.TensorSpec(None, me.float64)]),
+                                    squared_sum_gradient(fn, True)))
+        np.testing.assert_allclose(f[0](x).numpy(), fn(x).numpy(), rtol=1e-12)
+        np.testing.assert_allclose(f[1](x).numpy(), squared_sum_gradient(fn, False)(x).numpy(), rtol=1e-12)
+    check()
+    assert all(f.experimental_get_tracing_count() == 1 for f, _ in traced.values())
+
+
+def test_reduction_gradients_over_an_unknown_rank_match_finite_differences():
+    x = np.random.default_rng(7).uniform(0.5, 2.0, (2, 3))
+    for name, fn in REDUCTIONS.items():
+        reduce = lambda t: me.reduce_sum(fn(t, -1, True) ** 2)     # noqa: E731
+        grad = squared_sum_gradient(lambda t: fn(t, -1, True), True)(me.constant(x)).numpy()
+        numeric = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            up, down = x.copy(), x.copy()
+            up[i] += 1e-6
+            down[i] -= 1e-6
+            numeric[i] = (float(reduce(me.constant(up))) - float(reduce(me.constant(down)))) / 2e-6
+        np.testing.assert_allclose(grad, numeric, rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("fn, message", [
+    # TF 2.21 raises InvalidArgumentError when the graph runs ("Invalid reduction dimension (3 for input with 3
+    # dimension(s)"); here the eager op's error, with the graph node.
+    (lambda x: me.reduce_sum(x, axis=3), r"^reduce_sum: axis 3 is out of range for a tensor of rank 3 "
+                                         r"\(valid: -3 to 2\)\. \(in graph node %0 = reduce_at_run"),
+    (lambda x: me.reduce_max(x, axis=[1, -2]), r"^reduce_max: axis \[1, -2\] names the same axis twice"),
+    (lambda x: me.reduce_mean(x, axis=-4, keepdims=True), r"^reduce_mean: axis -4 is out of range"),
+])
+def test_a_bad_axis_of_an_unknown_rank_raises_the_eager_error_when_the_graph_runs(fn, message):
+    f = me.function(fn, input_signature=[me.TensorSpec(None, me.float64)])
+    with pytest.raises(InvalidArgumentError, match=message):
+        f(X3)
