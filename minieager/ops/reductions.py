@@ -373,13 +373,26 @@ def _reversed(t, axis):
 
 
 # ---- undoing broadcasting ------------------------------------------------------------------------
-def unbroadcast(grad, shape):
+def _sum_to_like_rule(grad, like):
+    return AbstractArray(like.shape, grad.dtype)
+
+
+_sum_to_like_rule.any_rank = True
+# unbroadcast where a rank is known only when the graph runs: the kernel sums grad down to like's shape then.
+_sum_to_like = Op("sum_to_like", ("grad", "like"), "grad summed down to like's shape", ("ddy broadcast to grad", None),
+                  vjp=lambda ddy, grad, like, out: (broadcast_like(ddy, grad), None), shape_rule=_sum_to_like_rule)
+
+
+def unbroadcast(grad, shape, like=None):
     """Sum ``grad`` down to ``shape``: the one place that undoes broadcasting in the forward pass.
 
     ``(3, 1) + (4,)`` broadcast to ``(3, 4)``; the gradient of each input is the sum of the
-    output gradient over the axes that input was stretched along.
+    output gradient over the axes that input was stretched along. Where a rank is unknown while
+    tracing, ``like`` (the input, of that shape) gives the shape when the graph runs.
     """
     grad_shape = grad._value.shape
+    if (grad_shape is None or shape is None) and like is not None:
+        return _sum_to_like(grad, like)
     if grad_shape == shape:
         return grad
     extra = len(grad_shape) - len(shape)

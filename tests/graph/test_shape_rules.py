@@ -17,7 +17,7 @@ from minieager.engine import recording
 from minieager.engine.abstract import AbstractArray, abstract, broadcast_shapes
 from minieager.engine.op import EffectOp, Op
 from minieager.errors import InvalidArgumentError
-from minieager.ops import nn as nn_ops, reductions, shape as shape_ops
+from minieager.ops import linalg as linalg_ops, nn as nn_ops, reductions, shape as shape_ops
 
 
 def package_ops():
@@ -173,6 +173,9 @@ def test_linalg_and_nn_rules(data):
     a, b = floats((m, k), rng), floats((k, n), rng)
     run_and_check(lambda a, b: [a @ b, me.matmul(a, b, transpose_a=True) if m == k else a @ b,
                                 me.einsum("ij,jk->ik", a, b), me.linalg.diag(b[0]), me.linalg.diag_part(a)], a, b)
+    batch = floats((2, m, k), rng)
+    run_and_check(lambda a, b, c: [linalg_ops._matmul_checked(c, b, transpose_a=False, transpose_b=False),
+                                   reductions._sum_to_like(c, a), reductions._sum_to_like(c[:1], a)], a, b, batch)
     square = me.constant(rng.uniform(-1, 1, (2, m, m)).astype(np.float32) + 4 * np.eye(m, dtype=np.float32))
     run_and_check(lambda s, r: [me.linalg.solve(s, r), me.linalg.solve(s, r, adjoint=True), me.einsum("bii->bi", s)],
                   square, floats((2, m, n), rng))

@@ -163,6 +163,17 @@ def drop_axes(x, axis):
     return x.reshape(tuple(n for i, n in enumerate(x.shape) if i not in axes))
 
 
+@register_kernel("sum_to_like", "cpu")
+def sum_to_like(grad, like):
+    """``grad`` summed down to ``like``'s shape, which it was broadcast from: a gradient's unbroadcast where
+    a graph learns the ranks only when it runs."""
+    if grad.shape == like.shape:
+        return grad
+    extra = grad.ndim - like.ndim
+    stretched = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(like.shape) if n == 1)
+    return np.ascontiguousarray(grad.sum(axis=stretched, dtype=grad.dtype).reshape(like.shape))
+
+
 # ----------------------------------------------------------------------------- count
 @register_kernel("count", "cpu")
 def count(x, axis, dtype):
