@@ -294,3 +294,63 @@ def test_unstack_without_num_over_an_unknown_dimension_asks_for_num():
         f(me.constant([1.0, 2.0]))
     with pytest.raises(InvalidArgumentError, match=r"^unstack: num=3, but axis 0 of shape \(2,\) has size 2\."):
         me.unstack(me.constant([1.0, 2.0]), num=3)
+
+
+SEGMENT_SIGNATURE = [me.TensorSpec([None, None], F64), me.TensorSpec([None], me.int32)]
+
+
+def segment_sum_and_gradient(data, ids):
+    with me.GradientTape() as tape:
+        tape.watch(data)
+        summed = me.math.unsorted_segment_sum(data, ids, 3)
+        loss = weighted_sum(me.reshape(summed, [-1]))
+    return summed, tape.gradient(loss, data)
+
+
+def test_unsorted_segment_sum_over_unknown_dimensions_matches_tf():
+    # TF 2.21 with data [None, None], ids [None]: output shape (3, None); data = arange(8) as (4, 2), ids
+    # [0, 2, -1, 0]: [[6 8] [0 0] [2 3]]; the gradient of sum(out * [[1], [2], [3]]) [[1 1] [3 3] [0 0] [1 1]]
+    # (here weights 1 ... 6 over the output's elements).
+    @me.function(input_signature=SEGMENT_SIGNATURE)
+    def f(data, ids):
+        with me.GradientTape() as tape:
+            tape.watch(data)
+            summed = me.math.unsorted_segment_sum(data, ids, 3)
+            loss = me.reduce_sum(summed * me.constant([[1.0], [2.0], [3.0]], F64))
+        return summed, tape.gradient(loss, data)
+    assert tuple(f.get_concrete_function().output_shapes[0]) == (3, None)
+    summed, grad = f(me.constant(np.arange(8.0).reshape(4, 2)), me.constant([0, 2, -1, 0]))
+    assert summed.numpy().tolist() == [[6, 8], [0, 0], [2, 3]]
+    assert grad.numpy().tolist() == [[1, 1], [3, 3], [0, 0], [1, 1]]
+
+
+def test_one_trace_of_unsorted_segment_sum_serves_every_shape_as_eager():
+    traced = me.function(segment_sum_and_gradient, input_signature=SEGMENT_SIGNATURE)
+
+    @settings(max_examples=20, deadline=None)
+    @given(st.lists(st.integers(-1, 2), min_size=0, max_size=7), st.integers(1, 4))
+    def check(ids, width):
+        data = me.constant(np.random.default_rng(len(ids)).standard_normal((len(ids), width)))
+        ids = me.constant(np.array(ids, np.int32))
+        for got, expected in zip(traced(data, ids), segment_sum_and_gradient(data, ids)):
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
+    check()
+    assert traced.experimental_get_tracing_count() == 1
+    data = np.random.default_rng(0).standard_normal((4, 2))
+    ids = me.constant([1, 0, 1, -1])
+    loss = lambda d: float(weighted_sum(me.reshape(me.math.unsorted_segment_sum(me.constant(d), ids, 3), [-1])))  # noqa
+    np.testing.assert_allclose(traced(me.constant(data), ids)[1].numpy(), finite_differences(loss, data), rtol=1e-6)
+
+
+def test_segment_ids_that_do_not_fit_the_data_raise_when_the_graph_runs():
+    # TF 2.21 raises InvalidArgumentError when the graph runs; here the eager op's error, with the graph node.
+    traced = me.function(segment_sum_and_gradient, input_signature=SEGMENT_SIGNATURE)
+    message = (r"^unsorted_segment_sum: the shape of segment_ids must be the first axes of data's shape, got "
+               r"segment_ids \(3,\) for data \(4, 2\)\.")
+    with pytest.raises(InvalidArgumentError, match=message + r" \(in graph node %\d+ = check_segment_ids"):
+        traced(me.constant(np.ones((4, 2))), me.constant([0, 1, 2]))
+    with pytest.raises(InvalidArgumentError, match=message):
+        me.math.unsorted_segment_sum(me.constant(np.ones((4, 2))), me.constant([0, 1, 2]), 3)
+    with pytest.raises(InvalidArgumentError, match=r"^unsorted_segment_sum: segment id 3 is out of range for "
+                                                   r"num_segments=3"):
+        traced(me.constant(np.ones((2, 2))), me.constant([0, 3]))

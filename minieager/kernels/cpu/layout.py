@@ -18,7 +18,7 @@ def identity(x):
 
 
 @register_kernel("check_segment_ids")
-def check_segment_ids(ids, num_segments):
+def check_segment_ids(ids, *data, num_segments):
     """The ids as they are: the op's work is its value check, which runs before this (ops/segments.py)."""
     return ids
 
@@ -200,8 +200,10 @@ def gather_nd(params, indices):
 @register_kernel("scatter_nd")
 def scatter_nd(indices, updates, *like, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up, as in TF)."""
-    shape = _input_shape(like, shape)
-    if indices.shape[-1] == 0:     # each update is added to the whole output (gather_nd's gradient at depth 0)
+    depth = indices.shape[-1]
+    # the sizes after the indexed axes are the updates' own (a graph may know them only now: None in shape)
+    shape = tuple(_input_shape(like, shape)[:depth]) + updates.shape[indices.ndim - 1:]
+    if depth == 0:     # each update is added to the whole output (gather_nd's gradient at depth 0)
         return np.array(updates.reshape((-1,) + tuple(shape)).sum(axis=0), order="C")
     return _scattered(shape, _coordinates(indices), updates)
 
