@@ -237,7 +237,8 @@ def test_gradients_of_ops_that_cut_an_unknown_dimension_match_tf():
 @pytest.mark.parametrize("name", ["split", "split_sizes", "unstack", "top_k", "cumprod", "cumprod_exclusive_reverse"])
 def test_ops_that_cut_an_unknown_dimension_give_eagers_gradient_for_every_length(name):
     make = {"split": lambda n: lambda x: me.split(x, 2), "split_sizes": lambda n: lambda x: me.split(x, [1, -1, 2]),
-            "unstack": lambda n: lambda x: me.unstack(x, num=n), "top_k": lambda n: lambda x: me.math.top_k(x, 3).values,
+            "unstack": lambda n: lambda x: me.unstack(x, num=n),
+            "top_k": lambda n: lambda x: me.math.top_k(x, 3).values,
             "cumprod": lambda n: me.math.cumprod,
             "cumprod_exclusive_reverse": lambda n: lambda x: me.math.cumprod(x, exclusive=True, reverse=True)}[name]
     grads = {}    # unstack's num is part of the trace; the others trace once
