@@ -115,7 +115,7 @@ def backward(records, targets, target_grads, sources, on_step=None):
             if grad is None or not needed:
                 unbroadcast_sent.append(None)
                 continue
-            grad = unbroadcast(grad, tensor._value.shape)
+            grad = unbroadcast(grad, tensor._value.shape, tensor)
             accumulate(tensor, grad)
             unbroadcast_sent.append(grad)
         if on_step is not None:

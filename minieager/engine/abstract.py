@@ -93,18 +93,6 @@ def unknown_rank_error(op_name, tensor="a tensor"):
         f"for a py_function.")
 
 
-def known_size(op_name, shape, axis, tensor="its input"):
-    """``shape[axis]``, which ``op_name`` needs while the graph is built; a clear error if it is unknown (None:
-    an input_signature's None, or a size that depends on values)."""
-    n = shape[axis]
-    if n is None:
-        raise InvalidArgumentError(
-            f"{op_name}: the size of dimension {axis} of {tensor} (shape {tuple(shape)}) is known only when the "
-            f"graph runs, and {op_name} needs it while the graph is built. Give that dimension a size in the "
-            f"input_signature (or the placeholder's shape), or call {op_name} outside me.function.")
-    return n
-
-
 # ---- rules shared by many ops --------------------------------------------------------------------
 def same(x, *rest, **attrs):
     """The output has the first input's shape and dtype (exp, relu, cumsum, softmax ...)."""

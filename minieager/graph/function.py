@@ -25,7 +25,7 @@ from ..autodiff.variable import Variable
 from ..engine import recording
 from ..engine.abstract import compatible, relaxed
 from ..engine.spec import TensorSpec
-from ..engine.tensor import Tensor, TensorShape
+from ..engine.tensor import UNKNOWN_SHAPE, Tensor, TensorShape
 from ..errors import InvalidArgumentError
 from ..ops.creation import constant, convert_to_tensor
 from . import passes
@@ -93,7 +93,7 @@ class ConcreteFunction:
     @property
     def output_shapes(self):
         """The shape of each output (TensorShape), in the structure the function returned."""
-        return self._map_outputs(lambda node: TensorShape(node.shape))
+        return self._map_outputs(lambda node: UNKNOWN_SHAPE if node.shape is None else TensorShape(node.shape))
 
     @property
     def output_dtypes(self):

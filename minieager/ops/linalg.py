@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from ..engine.abstract import AbstractArray, broadcast_shapes, unknown_rank_error
+from ..engine.abstract import AbstractArray, broadcast_shapes
 from ..engine.op import Op
 from ..errors import InvalidArgumentError
 from . import _args, elementwise as ew
@@ -32,34 +32,37 @@ def _matmul_vjp(dy, a, b, out, transpose_a, transpose_b, needs):
 
 
 def _matmul_rule(a, b, transpose_a, transpose_b):
-    """(..., m, k) @ (..., k, n) -> (..., m, n), the batch axes broadcast."""
+    """(..., m, k) @ (..., k, n) -> (..., m, n), the batch axes broadcast (of unknown rank if a or b is)."""
+    if a.shape is None or b.shape is None:
+        return AbstractArray(None, a.dtype)
     m = a.shape[-1] if transpose_a else a.shape[-2]
     n = b.shape[-2] if transpose_b else b.shape[-1]
     return AbstractArray(broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2]) + (m, n), a.dtype)
 
 
+_matmul_rule.any_rank = True
 _matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True,
              shape_rule=_matmul_rule)
+# The same op where a rank is known only when the graph runs: matmul's eager errors are raised then.
+_matmul_checked = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True,
+                     shape_rule=_matmul_rule, check=lambda a, b, transpose_a, transpose_b: _check_matmul(
+                         a.shape, b.shape, transpose_a, transpose_b))
 
 
 def _mm(a, b, transpose_a, transpose_b):
     return _matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """Matrix product of the last two axes; leading (batch) axes broadcast."""
-    a, b = operands("matmul", a, b)
-    check_not_bool("matmul", a)
-    shape_a, shape_b = a._value.shape, b._value.shape
-    if shape_a is None or shape_b is None:
-        raise unknown_rank_error("matmul", "a" if shape_a is None else "b")
+def _check_matmul(shape_a, shape_b, transpose_a, transpose_b):
+    """matmul's errors for shapes that cannot multiply (a None dimension: known only when the graph runs)."""
+    shape_a, shape_b = tuple(shape_a), tuple(shape_b)
     if len(shape_a) < 2 or len(shape_b) < 2:
         raise InvalidArgumentError(
             f"matmul needs tensors of rank >= 2, got shapes {shape_a} and {shape_b}. "
             f"Use me.reshape(v, [1, -1]) to make a vector a row matrix.")
     k_a = shape_a[-2] if transpose_a else shape_a[-1]
     k_b = shape_b[-1] if transpose_b else shape_b[-2]
-    if k_a != k_b and None not in (k_a, k_b):     # (None: known only when the graph runs)
+    if k_a != k_b and None not in (k_a, k_b):
         raise InvalidArgumentError(
             f"matmul: inner dimensions do not match: {shape_a}{'^T' if transpose_a else ''} @ "
             f"{shape_b}{'^T' if transpose_b else ''} multiplies {k_a} columns by {k_b} rows. "
@@ -67,6 +70,16 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     if (len(shape_a) > 2 or len(shape_b) > 2) and broadcast_shape(shape_a[:-2], shape_b[:-2]) is None:
         raise InvalidArgumentError(
             f"matmul: batch dimensions {shape_a[:-2]} and {shape_b[:-2]} do not broadcast.")
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """Matrix product of the last two axes; leading (batch) axes broadcast."""
+    a, b = operands("matmul", a, b)
+    check_not_bool("matmul", a)
+    shape_a, shape_b = a._value.shape, b._value.shape
+    if shape_a is None or shape_b is None:     # checked when the graph runs (TF: a product of unknown rank)
+        return _matmul_checked(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+    _check_matmul(shape_a, shape_b, transpose_a, transpose_b)
     return _matmul(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 

@@ -10,14 +10,15 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import DTypeError, InvalidArgumentError
-from ..engine.abstract import AbstractArray, known_size, reduction, same, unknown_rank_error
+from ..engine.abstract import AbstractArray, reduction, same
 from ..engine.op import Op
-from ..engine.tensor import Tensor, place
+from ..engine.tensor import Tensor
 from . import elementwise as ew
 from . import _args
 from ._axes import kept_shape, normalize_axes, normalize_axis
 from ._operands import check_float, check_not_bool
 from .creation import convert_to_tensor
+from .shape import _reshape_like as reshape_like
 from .shape import broadcast_like, broadcast_to, concat, expand_dims, reshape, stop_gradient
 
 
@@ -37,35 +38,95 @@ def _sum_vjp(dy, x, out, axis, keepdims):
     return (_grad_to_input_shape(dy, x, axis),)
 
 
-def _extremum_vjp(dy, x, out, axis, keepdims):
-    is_max = ew.cast(ew.equal(x, reshape(out, kept_shape(x.shape, axis))), dy.dtype)
-    count = reduce_sum(is_max, axis=axis, keepdims=True)
-    return (ew.divide(ew.multiply(_grad_to_input_shape(dy, x, axis), is_max), count),)
+def _extremum_grad(dy, x, out, kept_reduce):
+    """dy (broadcast to x) shared among the elements equal to the max/min ``out`` (axes kept, size 1);
+    ``kept_reduce(t, name)`` reduces t over the same axes, keeping them."""
+    is_max = ew.cast(ew.equal(x, out), dy.dtype)
+    return ew.divide(ew.multiply(dy, is_max), kept_reduce(is_max, "reduce_sum"))
 
 
-def _prod_vjp(dy, x, out, axis, keepdims):
+def _prod_grad(dy, x, out, kept_reduce):
     # d(prod)/dx_i is the product of the other elements. out / x_i gives it when x_i != 0;
     # at a zero, the product of the others is the product of the non-zeros if x_i is the only
-    # zero, else 0.
+    # zero, else 0. (dy broadcast to x, out with the axes kept, kept_reduce: as _extremum_grad's.)
     is_zero = ew.equal(x, 0)
-    nonzero_prod = reduce_prod(ew.where(is_zero, ew.ones_like(x), x), axis=axis, keepdims=True)
-    zeros = reduce_sum(ew.cast(is_zero, x.dtype), axis=axis, keepdims=True)
+    nonzero_prod = kept_reduce(ew.where(is_zero, ew.ones_like(x), x), "reduce_prod")
+    zeros = kept_reduce(ew.cast(is_zero, x.dtype), "reduce_sum")
     at_zero = ew.where(ew.equal(zeros, 1), nonzero_prod, ew.zeros_like(nonzero_prod))
-    out_kept = reshape(out, kept_shape(x.shape, axis))
-    others = ew.where(is_zero, at_zero, ew.divide(out_kept, ew.where(is_zero, ew.ones_like(x), x)))
-    return (ew.multiply(_grad_to_input_shape(dy, x, axis), others),)
+    others = ew.where(is_zero, at_zero, ew.divide(out, ew.where(is_zero, ew.ones_like(x), x)))
+    return ew.multiply(dy, others)
+
+
+def _kept_vjp(grad):
+    """max, min or prod's VJP from its ``grad`` rule: dy broadcast to x, out with the axes kept."""
+    def vjp(dy, x, out, axis, keepdims):
+        def kept_reduce(t, name):
+            return _REDUCTIONS[name](t, axis=axis, keepdims=True)
+        return (grad(_grad_to_input_shape(dy, x, axis), x, reshape(out, kept_shape(x.shape, axis)), kept_reduce),)
+    return vjp
 
 
 _reduce_sum = Op("reduce_sum", ("x",), "sum(x)", ("dy broadcast back to x's shape",), vjp=_sum_vjp,
                  shape_rule=reduction)
-_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",), vjp=_extremum_vjp,
+_reduce_max = Op("reduce_max", ("x",), "max(x)", ("dy to the max element(s), shared at ties",),
+                 vjp=_kept_vjp(_extremum_grad),
                  shape_rule=reduction)
-_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",), vjp=_extremum_vjp,
+_reduce_min = Op("reduce_min", ("x",), "min(x)", ("dy to the min element(s), shared at ties",),
+                 vjp=_kept_vjp(_extremum_grad),
                  shape_rule=reduction)
-_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",), vjp=_prod_vjp,
+_reduce_prod = Op("reduce_prod", ("x",), "prod(x)", ("dy * product of the other elements",),
+                  vjp=_kept_vjp(_prod_grad),
                   shape_rule=reduction)
 _reduce_any = Op("reduce_any", ("x",), "any(x)", shape_rule=reduction)
 _reduce_all = Op("reduce_all", ("x",), "all(x)", shape_rule=reduction)
+_REDUCTIONS = {op.name: op for op in (_reduce_sum, _reduce_max, _reduce_min, _reduce_prod, _reduce_any, _reduce_all)}
+
+
+# ---- reductions over given axes of a tensor whose rank is known only when the graph runs -------------
+def _check_axes_now(x, reduction, axis):
+    """The eager reduction's error for an axis out of range or named twice, now that x's rank is known."""
+    normalize_axes(None if axis is None else list(axis), x.ndim, reduction)
+
+
+def _reduce_at_run_vjp(dy, x, out, reduction, axis):
+    def kept_reduce(t, name):
+        return _reduce_at_run(t, reduction=name, axis=axis)
+    dy = broadcast_like(dy, x)
+    if reduction == "reduce_sum":
+        return (dy,)
+    return (_KEPT_GRADS[reduction](dy, x, out, kept_reduce),)
+
+
+def _unknown_rank(x, *rest, **attrs):
+    return AbstractArray(None, x.dtype)
+
+
+_unknown_rank.any_rank = True
+# ``reduction`` over ``axis`` (ints as given, or None: every axis), the axes kept: the kernel makes the axes
+# non-negative once the rank is known; drop_axes then removes them for keepdims=False.
+_reduce_at_run = Op("reduce_at_run", ("x",), "reduction(x) over axis, the axes kept",
+                    ("dy broadcast back to x (at the max/min, or times the other elements)",),
+                    vjp=_reduce_at_run_vjp, shape_rule=_unknown_rank, check=_check_axes_now)
+_drop_axes = Op("drop_axes", ("x",), "x without the axes of size 1 named", ("dy with those axes back",),
+                vjp=lambda dy, x, out, axis: (reshape_like(dy, x),), shape_rule=_unknown_rank)
+_KEPT_GRADS = {"reduce_max": _extremum_grad, "reduce_min": _extremum_grad, "reduce_prod": _prod_grad}
+
+
+def _given_axes(axis, op_name):
+    """``axis`` as a tuple of ints as given (or None), for a tensor of unknown rank: checked on running."""
+    if axis is None:
+        return None
+    if hasattr(axis, "numpy"):
+        axis = axis.numpy().tolist()
+    return tuple(_args.integers([axis] if isinstance(axis, (int, np.integer)) else axis, op_name, "axis"))
+
+
+def _reduce_unknown_rank(name, x, axis, keepdims):
+    """A reduction over given axes, or with keepdims, of a tensor whose rank is known only when the graph runs
+    (TF's output: of unknown rank)."""
+    axis = _given_axes(axis, name)
+    kept = _reduce_at_run(x, reduction=name, axis=axis)
+    return kept if keepdims else _drop_axes(kept, axis=axis)
 
 
 def _reduce(op, x, axis, keepdims, numeric=True):
@@ -74,7 +135,9 @@ def _reduce(op, x, axis, keepdims, numeric=True):
         check_not_bool(op.name, x)
     elif not x.dtype.is_bool:
         raise DTypeError(f"{op.name} works on bool tensors, got {x.dtype.name}. Compare first, e.g. x > 0.")
-    x = _every_axis_if_rank_unknown(op.name, x, axis, keepdims)
+    if x._value.shape is None and (axis is not None or keepdims):
+        return _reduce_unknown_rank(op.name, x, axis, keepdims)
+    x = _every_axis_if_rank_unknown(x)
     axes = normalize_axes(axis, x._value.ndim, op.name)
     return op(x, axis=axes, keepdims=bool(keepdims))
 
@@ -82,7 +145,9 @@ def _reduce(op, x, axis, keepdims, numeric=True):
 # The number of elements a reduction takes, as a scalar of ``dtype``: a constant when the shape is
 # known while tracing, this op when it is known only when the graph runs (``reduce_mean(unique(x).y)``).
 _count = Op("count", ("x",), "the number of elements of x along axis",
-            shape_rule=lambda x, axis, dtype: AbstractArray((), dtype.np_dtype))
+            shape_rule=lambda x, axis, dtype: AbstractArray((), dtype.np_dtype),
+            check=lambda x, axis, dtype: normalize_axes(list(axis), x.ndim, "reduce_mean"))
+_count.shape_rule.any_rank = True      # (a scalar, whatever x's rank)
 
 
 def _count_of(x, axes, dtype):
@@ -92,14 +157,10 @@ def _count_of(x, axes, dtype):
     return math.prod(0 if n is None else n for n in sizes)
 
 
-def _every_axis_if_rank_unknown(op_name, x, axis, keepdims):
+def _every_axis_if_rank_unknown(x):
     """``x``, or, while tracing a tensor of unknown rank, ``x`` as one axis: reducing every axis of it
-    (axis=None) gives a scalar whatever the rank, as TF's; a given axis or keepdims needs the rank."""
-    if x._value.shape is not None:
-        return x
-    if axis is not None or keepdims:
-        raise unknown_rank_error(op_name, "its input")
-    return reshape(x, [-1])
+    (axis=None) gives a scalar whatever the rank, as TF's."""
+    return x if x._value.shape is not None else reshape(x, [-1])
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
@@ -112,10 +173,16 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     so that neither a long float16 row nor many uint8 values overflow on the way."""
     x = convert_to_tensor(input_tensor)
     check_not_bool("reduce_mean", x)
-    x = _every_axis_if_rank_unknown("reduce_mean", x, axis, keepdims)
-    axes = normalize_axes(axis, x._value.ndim, "reduce_mean")
     dtype = x.dtype
-    count = _count_of(x, axes, dtypes.int64 if dtype.is_integer else dtype)   # a Tensor if known only when it runs
+    count_type = dtypes.int64 if dtype.is_integer else dtype
+    if x._value.shape is None and (axis is not None or keepdims):    # the rank is known only when it runs
+        axes = _given_axes(axis, "reduce_mean")
+        count = _count(x, axis=axes, dtype=count_type) if axes is not None else \
+            _count(reshape(x, [-1]), axis=(0,), dtype=count_type)
+    else:
+        x = _every_axis_if_rank_unknown(x)
+        axes = normalize_axes(axis, x._value.ndim, "reduce_mean")
+        count = _count_of(x, axes, count_type)   # a Tensor if known only when it runs
     if dtype.is_integer:
         if isinstance(count, int) and count == 0 and \
                 math.prod(n or 0 for i, n in enumerate(x._value.shape) if i not in axes) > 0:
@@ -255,11 +322,10 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 def _shift_right(t, axis):
     """``t`` moved one place along ``axis``, a zero coming in at the start and the last element dropped."""
     from .indexing import getitem
-    n = t._value.shape[axis]
     first = [slice(None)] * t.ndim
-    first[axis] = slice(0, min(n, 1))
+    first[axis] = slice(0, 1)
     rest = list(first)
-    rest[axis] = slice(0, max(n - 1, 0))
+    rest[axis] = slice(0, -1)     # (no size needed: it holds where the size is known only when the graph runs)
     return concat([ew.zeros_like(getitem(t, tuple(first))), getitem(t, tuple(rest))], axis=axis)
 
 
@@ -285,18 +351,19 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     with b = x at the start and a = x after it). Its gradient runs the recurrence back over dy, so it
     never divides by x: exact at zeros (TF's divides), in O(n) time and memory, and differentiable again.
     """
+    from .indexing import getitem
     x = convert_to_tensor(x)
     check_not_bool("cumprod", x)
     axis = normalize_axis(axis, x.ndim, "cumprod")
-    n = known_size("cumprod", x.shape, axis)
     if reverse:
         x = _reversed(x, axis)
-    position = np.arange(n).reshape((n,) + (1,) * (x.ndim - axis - 1))
-    first = place(position == 0, x._device)
-    zero = ew.zeros_like(x)
-    out = _linear_recurrence(ew.where(first, zero, x), ew.where(first, x, zero), axis=axis, transpose=False)
+    # x[:1] and x[1:] along axis need no size, so one trace serves every length (and an empty axis)
+    head = getitem(x, (slice(None),) * axis + (slice(0, 1),))
+    tail = getitem(x, (slice(None),) * axis + (slice(1, None),))
+    out = _linear_recurrence(concat([ew.zeros_like(head), tail], axis), concat([head, ew.zeros_like(tail)], axis),
+                             axis=axis, transpose=False)
     if exclusive:     # [1, a, ab]: the inclusive products one place on, a 1 first
-        out = _shift_right(out, axis) + place(np.broadcast_to(first, x.shape).astype(x.dtype.np_dtype), x._device)
+        out = _shift_right(out, axis) + concat([ew.ones_like(head), ew.zeros_like(tail)], axis)
     return _reversed(out, axis) if reverse else out
 
 
@@ -306,13 +373,26 @@ def _reversed(t, axis):
 
 
 # ---- undoing broadcasting ------------------------------------------------------------------------
-def unbroadcast(grad, shape):
+def _sum_to_like_rule(grad, like):
+    return AbstractArray(like.shape, grad.dtype)
+
+
+_sum_to_like_rule.any_rank = True
+# unbroadcast where a rank is known only when the graph runs: the kernel sums grad down to like's shape then.
+_sum_to_like = Op("sum_to_like", ("grad", "like"), "grad summed down to like's shape", ("ddy broadcast to grad", None),
+                  vjp=lambda ddy, grad, like, out: (broadcast_like(ddy, grad), None), shape_rule=_sum_to_like_rule)
+
+
+def unbroadcast(grad, shape, like=None):
     """Sum ``grad`` down to ``shape``: the one place that undoes broadcasting in the forward pass.
 
     ``(3, 1) + (4,)`` broadcast to ``(3, 4)``; the gradient of each input is the sum of the
-    output gradient over the axes that input was stretched along.
+    output gradient over the axes that input was stretched along. Where a rank is unknown while
+    tracing, ``like`` (the input, of that shape) gives the shape when the graph runs.
     """
     grad_shape = grad._value.shape
+    if (grad_shape is None or shape is None) and like is not None:
+        return _sum_to_like(grad, like)
     if grad_shape == shape:
         return grad
     extra = len(grad_shape) - len(shape)

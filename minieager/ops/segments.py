@@ -16,8 +16,11 @@ from .indexing import _scatter_nd, getitem
 from .shape import expand_dims
 
 
-def _check_segment_ids(ids, num_segments):
-    """A value check: every id names one of the num_segments segments (a negative id drops its row)."""
+def _check_segment_ids(ids, *data, num_segments):
+    """A value check: every id names one of the num_segments segments (a negative id drops its row); with
+    ``data`` (where a graph learns its shape only when it runs), ids of the shape of data's first axes."""
+    if data:
+        _check_ids_shape("unsorted_segment_sum", data[0].shape, ids.shape)
     values = to_host(ids)
     if values.size and values.max() >= num_segments:
         raise InvalidArgumentError(
@@ -37,11 +40,17 @@ def _segment_ids(op_name, data, segment_ids):
         raise InvalidArgumentError(f"{op_name}: segment_ids: {err}") from None
     if ids.dtype not in (dtypes.int32, dtypes.int64):
         raise DTypeError(f"{op_name}: segment_ids must be int32 or int64, got {ids.dtype.name}.")
-    if tuple(data.shape[:ids.ndim]) != tuple(ids.shape):
+    _check_ids_shape(op_name, data.shape, ids.shape)
+    return ids
+
+
+def _check_ids_shape(op_name, data_shape, ids_shape):
+    """segment_ids of the shape of data's first axes (None, known only when the graph runs, fits any size)."""
+    ids_shape, first = tuple(ids_shape), tuple(data_shape[:len(ids_shape)])
+    if len(first) != len(ids_shape) or any(None not in (a, b) and a != b for a, b in zip(first, ids_shape)):
         raise InvalidArgumentError(
             f"{op_name}: the shape of segment_ids must be the first axes of data's shape, got segment_ids "
-            f"{tuple(ids.shape)} for data {tuple(data.shape)}.")
-    return ids
+            f"{ids_shape} for data {tuple(data_shape)}.")
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
@@ -54,7 +63,8 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     check_not_bool("unsorted_segment_sum", data)
     ids = _segment_ids("unsorted_segment_sum", data, segment_ids)
     num_segments = _args.integer(num_segments, "unsorted_segment_sum", "num_segments", minimum=0)
-    ids = _checked_segment_ids(ids, num_segments=num_segments)
+    unknown = None in tuple(data.shape[:ids.ndim]) + tuple(ids.shape)     # checked again when the graph runs
+    ids = _checked_segment_ids(ids, *([data] if unknown else []), num_segments=num_segments)
     # Dropped rows go to one extra segment, cut off at the end: no id is read on the host to do it.
     ids = where(less(ids, 0), num_segments, ids)
     rest = tuple(data.shape[ids.ndim:])

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..engine import recording
-from ..engine.abstract import AbstractArray, known_size, same
+from ..engine.abstract import AbstractArray, same
 from ..engine.device import to_device
 from ..engine.op import NO_ATTRS, Op
 from ..engine.tensor import Tensor, wrap
@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from . import _args
 from ._axes import normalize_axes, normalize_axis
 from ._operands import broadcast_shape, operands
-from .creation import constant, convert_to_tensor
+from .creation import constant, convert_to_tensor, zeros_like
 
 # ---- copies -------------------------------------------------------------------------------------
 _identity = Op("identity", ("x",), "x", ("dy",), vjp=lambda dy, x, out: (dy,), shape_rule=same)
@@ -191,6 +191,8 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 def _tile_vjp(dy, x, out, multiples):
     from .reductions import reduce_sum
+    if None in x.shape:       # a size known only when the graph runs: the gradient op reads x's shape then
+        return (_tile_grad(dy, x, multiples=multiples),)
     interleaved = tuple(v for m, n in zip(multiples, x.shape) for v in (m, n))
     summed = reduce_sum(reshape(dy, interleaved), axis=tuple(range(0, 2 * x.ndim, 2)))
     return (summed,)
@@ -202,6 +204,9 @@ def _tile_rule(x, multiples):
 
 
 _tile = Op("tile", ("x",), "tile(x, multiples)", ("sum of dy over the copies",), vjp=_tile_vjp, shape_rule=_tile_rule)
+_tile_grad = Op("tile_grad", ("dy", "x"), "dy summed over the copies of x", ("tile(ddy, multiples)", None),
+                vjp=lambda ddy, dy, x, out, multiples: (_tile(ddy, multiples=multiples), None),
+                shape_rule=lambda dy, x, multiples: AbstractArray(x.shape, dy.dtype))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -216,6 +221,8 @@ def tile(input, multiples, name=None):  # noqa: A002
 # ---- joining and splitting ---------------------------------------------------------------------
 def _concat_vjp(dy, *inputs, out, axis):
     from .indexing import getitem
+    if any(x.shape[axis] is None for x in inputs):   # sizes known only when the graph runs: read them then
+        return tuple(_concat_grad(dy, *inputs, axis=axis, index=i) for i in range(len(inputs)))
     grads, start = [], 0
     for x in inputs:
         index = (slice(None),) * axis + (slice(start, start + x.shape[axis]),)
@@ -239,6 +246,19 @@ def _concat_rule(*xs, axis):
 
 _concat = Op("concat", ("x",), "concat(xs, axis)", ("dy sliced at x's place along axis",), vjp=_concat_vjp,
               shape_rule=_concat_rule)
+
+
+def _concat_grad_vjp(ddy, dy, *xs, out, axis, index):
+    """ddy put back at xs[index]'s place, zeros elsewhere (the other xs give the sizes)."""
+    parts = [ddy if i == index else zeros_like(x, dtype=ddy.dtype) for i, x in enumerate(xs)]
+    return (concat(parts, axis),) + (None,) * len(xs)
+
+
+# concat's gradient for one input when a size along axis is known only when the graph runs.
+_concat_grad = Op("concat_grad", ("dy", "x"), "dy at xs[index]'s place along axis",
+                  ("ddy at xs[index]'s place, zeros elsewhere", None), vjp=_concat_grad_vjp,
+                  shape_rule=lambda dy, *xs, axis, index: AbstractArray(
+                      dy.shape[:axis] + (xs[index].shape[axis],) + dy.shape[axis + 1:], dy.dtype))
 
 
 def concat(values, axis, name=None):
@@ -275,29 +295,90 @@ def stack(values, axis=0, name=None):
     return concat([expand_dims(t, axis) for t in tensors], axis)
 
 
-def split(value, num_or_size_splits, axis=0, name=None):
-    """Cut a tensor into pieces along ``axis``: a number of equal pieces, or a list of sizes."""
+def _check_piece(x, axis, spec, index, op_name):
+    """The eager op's error when the axis, whose size the graph learns only now, does not fit ``spec``."""
+    _args.split_sizes(spec, x.shape[axis], op_name, axis)
+
+
+def _check_piece_grad(dy, x, axis, spec, index, op_name):
+    _check_piece(x, axis, spec, index, op_name)
+
+
+def _piece_rule(x, axis, spec, index, op_name):
+    size = None if isinstance(spec, int) or -1 in spec else spec[index]
+    size = None if size == -1 else size
+    return AbstractArray(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)
+
+
+# split, unstack and top_k along an axis whose size is known only when the graph runs: one piece, cut when it
+# runs (op_name: the op whose error a size that does not fit raises).
+_split_piece = Op("split_piece", ("x",), "piece index of split(x, spec, axis)", ("dy at the piece's place",),
+                  vjp=lambda dy, x, out, **attrs: (_split_piece_grad(dy, x, **attrs),),
+                  shape_rule=_piece_rule, check=_check_piece)
+_split_piece_grad = Op("split_piece_grad", ("dy", "x"), "zeros of x's shape, dy at the piece's place",
+                       ("the piece of ddy", None),
+                       vjp=lambda ddy, dy, x, out, **attrs: (_split_piece(ddy, **attrs), None),
+                       shape_rule=lambda dy, x, **attrs: AbstractArray(x.shape, dy.dtype), check=_check_piece_grad)
+
+
+def split_pieces(x, spec, axis, op_name):
+    """``x`` cut along ``axis`` as ``split`` does (``spec``: a number of equal pieces or a list of sizes);
+    where the size of that axis is known only when the graph runs, each piece is cut then."""
     from .indexing import getitem
-    x = convert_to_tensor(value)
-    axis = normalize_axis(axis, x.ndim, "split")
-    sizes = _args.split_sizes(num_or_size_splits, known_size("split", x.shape, axis), "split", axis)
+    if x.shape[axis] is None:
+        count = spec if isinstance(spec, int) else len(spec)
+        return [_split_piece(x, axis=axis, spec=spec, index=i, op_name=op_name) for i in range(count)]
     pieces, start = [], 0
-    for size in sizes:
+    for size in _args.split_sizes(spec, x.shape[axis], op_name, axis):
         pieces.append(getitem(x, (slice(None),) * axis + (slice(start, start + size),)))
         start += size
     return pieces
 
 
-def unstack(value, axis=0, name=None):
+def split(value, num_or_size_splits, axis=0, name=None):
+    """Cut a tensor into pieces along ``axis``: a number of equal pieces, or a list of sizes."""
+    x = convert_to_tensor(value)
+    axis = normalize_axis(axis, x.ndim, "split")
+    return split_pieces(x, _split_spec(num_or_size_splits), axis, "split")
+
+
+def _split_spec(num_or_size_splits):
+    """split's second argument as an int or a tuple of ints (an attribute of a graph node)."""
+    spec = _args._as_python(num_or_size_splits)
+    if not isinstance(spec, (list, tuple)):
+        return _args.integer(spec, "split", "num_or_size_splits", minimum=1)
+    sizes = tuple(_args.integers(spec, "split", "size_splits", minimum=-1))
+    if sizes.count(-1) > 1:
+        raise InvalidArgumentError(f"split: at most one size can be -1 (inferred), got {list(sizes)}.")
+    return sizes
+
+
+def unstack(value, num=None, axis=0, name=None):
+    """The tensors along ``axis``, as TF's. Where that axis's size is known only when the graph runs, give
+    ``num`` (as TF asks); a graph then raises when the size it meets is not ``num``."""
     from .indexing import getitem
     x = convert_to_tensor(value)
     axis = normalize_axis(axis, x.ndim, "unstack")
-    return [getitem(x, (slice(None),) * axis + (i,)) for i in range(known_size("unstack", x.shape, axis))]
+    n = x.shape[axis]
+    if num is None and n is None:    # TF 2.21: ValueError "Cannot infer argument `num` from shape (None,)"
+        raise InvalidArgumentError(
+            f"unstack: the size of axis {axis} of its input (shape {tuple(x.shape)}) is known only when the graph "
+            f"runs, so the number of tensors is not known while it is built. Give num= (a graph then checks that "
+            f"the size is num), or give that dimension a size in the input_signature.")
+    num = n if num is None else num
+    num = _args.integer(num, "unstack", "num", minimum=0)
+    if n is not None and n != num:
+        raise InvalidArgumentError(f"unstack: num={num}, but axis {axis} of shape {tuple(x.shape)} has size {n}.")
+    at = (slice(None),) * axis
+    if n is None:     # pieces of size 1, each checked when the graph runs, then their axis dropped
+        return [getitem(piece, at + (0,)) for piece in split_pieces(x, (1,) * num, axis, "unstack")]
+    return [getitem(x, at + (i,)) for i in range(n)]
 
 
 def _pad_vjp(dy, x, out, paddings, constant_values):
     from .indexing import getitem
-    return (getitem(dy, tuple(slice(before, before + n) for (before, _), n in zip(paddings, x.shape))),)
+    # slice(before, -after) needs no size, so it holds where a size is known only when the graph runs
+    return (getitem(dy, tuple(slice(before, -after if after else None) for before, after in paddings)),)
 
 
 _pad = Op("pad", ("x",), "pad(x)", ("dy with the padding cut off",), vjp=_pad_vjp,

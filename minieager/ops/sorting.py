@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..errors import InvalidArgumentError
-from ..engine.abstract import AbstractArray, known_size
+from ..engine.abstract import AbstractArray
 from ..engine.op import Op
 from . import _args
 from ._axes import normalize_axis
@@ -19,6 +19,7 @@ from ._operands import check_not_bool, operands
 from .creation import convert_to_tensor
 from .elementwise import cast
 from .indexing import _scatter_rule, getitem, scatter_shape
+from .shape import _split_piece
 
 
 def _take_along_vjp(dy, x, indices, out, axis):
@@ -81,14 +82,18 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     if x.ndim == 0:
         raise InvalidArgumentError("top_k: input must have rank >= 1 (k is taken along the last axis), got a scalar.")
     k = _args.integer(k, "top_k", "k", minimum=0)
-    n = known_size("top_k", x.shape, x.ndim - 1)
-    if k > n:
+    n = x.shape[-1]
+    if n is not None and k > n:
         raise InvalidArgumentError(
             f"top_k: k must be at most the size {n} of the last axis (shape {tuple(x.shape)}), got {k}.")
     index_type = _args.dtype(index_type, "top_k")
     if index_type not in (dtypes.int32, dtypes.int64):
         raise InvalidArgumentError(f"top_k: index_type must be me.int32 or me.int64, got {index_type.name}.")
-    indices = getitem(argsort(x, direction="DESCENDING"), (Ellipsis, slice(0, k)))
+    indices = argsort(x, direction="DESCENDING")
+    if n is None:     # the first k, cut when the graph runs: a k past the size raises then
+        indices = _split_piece(indices, axis=x.ndim - 1, spec=(k, -1), index=0, op_name="top_k")
+    else:
+        indices = getitem(indices, (Ellipsis, slice(0, k)))
     values = _take_along(x, indices, axis=x.ndim - 1)
     return TopK(values, indices if index_type is dtypes.int32 else cast(indices, index_type))
 

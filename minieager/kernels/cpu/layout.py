@@ -18,7 +18,7 @@ def identity(x):
 
 
 @register_kernel("check_segment_ids")
-def check_segment_ids(ids, num_segments):
+def check_segment_ids(ids, *data, num_segments):
     """The ids as they are: the op's work is its value check, which runs before this (ops/segments.py)."""
     return ids
 
@@ -68,9 +68,46 @@ def tile(x, multiples):
     return np.tile(x, multiples)
 
 
+@register_kernel("tile_grad")
+def tile_grad(dy, x, multiples):
+    """``dy`` summed over the copies ``tile`` made of ``x`` (whose shape a graph may know only now)."""
+    interleaved = tuple(v for m, n in zip(multiples, x.shape) for v in (m, n))
+    return np.ascontiguousarray(dy.reshape(interleaved).sum(axis=tuple(range(0, 2 * x.ndim, 2))))
+
+
 @register_kernel("concat")
 def concat(*xs, axis):
     return np.concatenate(xs, axis=axis)
+
+
+@register_kernel("concat_grad")
+def concat_grad(dy, *xs, axis, index):
+    """The part of ``dy`` at ``xs[index]``'s place along ``axis`` (the sizes of ``xs`` read when the graph runs)."""
+    start = sum(x.shape[axis] for x in xs[:index])
+    piece = (slice(None),) * axis + (slice(start, start + xs[index].shape[axis]),)
+    return np.ascontiguousarray(dy[piece])
+
+
+def _piece(n, axis, spec, index):
+    """Where piece ``index`` of ``split(.., spec)`` lies along an axis of size ``n``, as an index tuple. ``spec``
+    is a number of equal pieces or a list of sizes with at most one -1; the op's check has vetted it."""
+    sizes = [n // spec] * spec if isinstance(spec, int) else [n - sum(spec) - 1 if s == -1 else s for s in spec]
+    start = sum(sizes[:index])
+    return (slice(None),) * axis + (slice(start, start + sizes[index]),)
+
+
+@register_kernel("split_piece")
+def split_piece(x, axis, spec, index, op_name):
+    """Piece ``index`` of ``split(x, spec, axis)``, its size worked out from ``x``'s when the graph runs."""
+    return np.ascontiguousarray(x[_piece(x.shape[axis], axis, spec, index)])
+
+
+@register_kernel("split_piece_grad")
+def split_piece_grad(dy, x, axis, spec, index, op_name):
+    """Zeros of ``x``'s shape with ``dy`` at the place of piece ``index``."""
+    grad = np.zeros(x.shape, dy.dtype)
+    grad[_piece(x.shape[axis], axis, spec, index)] = dy
+    return grad
 
 
 @register_kernel("pad")
@@ -163,8 +200,10 @@ def gather_nd(params, indices):
 @register_kernel("scatter_nd")
 def scatter_nd(indices, updates, *like, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up, as in TF)."""
-    shape = _input_shape(like, shape)
-    if indices.shape[-1] == 0:     # each update is added to the whole output (gather_nd's gradient at depth 0)
+    depth = indices.shape[-1]
+    # the sizes after the indexed axes are the updates' own (a graph may know them only now: None in shape)
+    shape = tuple(_input_shape(like, shape)[:depth]) + updates.shape[indices.ndim - 1:]
+    if depth == 0:     # each update is added to the whole output (gather_nd's gradient at depth 0)
         return np.array(updates.reshape((-1,) + tuple(shape)).sum(axis=0), order="C")
     return _scattered(shape, _coordinates(indices), updates)
 

@@ -14,7 +14,7 @@ from functools import partial
 
 import numpy as np
 
-from ..registry import register_kernel
+from ..registry import _lookup, register_kernel
 from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
 from .threads import blas_spinning, use_threads_for
@@ -141,6 +141,37 @@ def argmax(x, axis):
 @register_kernel("argmin", "cpu")
 def argmin(x, axis):
     return _arg(x, axis, largest=False)
+
+
+# ---------------------------------------------------- reductions of a tensor whose rank a graph learns on running
+def _axes_now(x, axis):
+    """``axis`` as given (may be negative; None: every axis) made non-negative and sorted for ``x``. The
+    op's check has raised the eager error for an axis out of range or named twice."""
+    return tuple(range(x.ndim)) if axis is None else tuple(sorted(a % x.ndim for a in axis))
+
+
+@register_kernel("reduce_at_run", "cpu")
+def reduce_at_run(x, reduction, axis):
+    """The kernel of ``reduction`` (reduce_sum, reduce_max ...) over ``axis``, the axes kept (size 1)."""
+    return _lookup(reduction, "cpu")(x, axis=_axes_now(x, axis), keepdims=True)
+
+
+@register_kernel("drop_axes", "cpu")
+def drop_axes(x, axis):
+    """``x`` without the axes ``axis`` (each of size 1): a reduction's keepdims=False, done on running."""
+    axes = _axes_now(x, axis)
+    return x.reshape(tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+@register_kernel("sum_to_like", "cpu")
+def sum_to_like(grad, like):
+    """``grad`` summed down to ``like``'s shape, which it was broadcast from: a gradient's unbroadcast where
+    a graph learns the ranks only when it runs."""
+    if grad.shape == like.shape:
+        return grad
+    extra = grad.ndim - like.ndim
+    stretched = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(like.shape) if n == 1)
+    return np.ascontiguousarray(grad.sum(axis=stretched, dtype=grad.dtype).reshape(like.shape))
 
 
 # ----------------------------------------------------------------------------- count
