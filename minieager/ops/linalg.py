@@ -41,12 +41,11 @@ def _matmul_rule(a, b, transpose_a, transpose_b):
 
 
 _matmul_rule.any_rank = True
+# The shapes are checked before every product, eager or in a graph: a graph may learn a rank or a
+# size only when it runs (TF: a product of unknown rank), and then raises the same errors.
 _matmul = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True,
-             shape_rule=_matmul_rule)
-# The same op where a rank is known only when the graph runs: matmul's eager errors are raised then.
-_matmul_checked = Op("matmul", ("a", "b"), "a @ b", ("dy @ b^T", "a^T @ dy"), vjp=_matmul_vjp, selective=True,
-                     shape_rule=_matmul_rule, check=lambda a, b, transpose_a, transpose_b: _check_matmul(
-                         a.shape, b.shape, transpose_a, transpose_b))
+             shape_rule=_matmul_rule, check=lambda a, b, transpose_a, transpose_b: _check_matmul(
+                 a.shape, b.shape, transpose_a, transpose_b))
 
 
 def _mm(a, b, transpose_a, transpose_b):
@@ -76,10 +75,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product of the last two axes; leading (batch) axes broadcast."""
     a, b = operands("matmul", a, b)
     check_not_bool("matmul", a)
-    shape_a, shape_b = a._value.shape, b._value.shape
-    if shape_a is None or shape_b is None:     # checked when the graph runs (TF: a product of unknown rank)
-        return _matmul_checked(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
-    _check_matmul(shape_a, shape_b, transpose_a, transpose_b)
     return _matmul(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 
