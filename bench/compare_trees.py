@@ -17,6 +17,21 @@ import subprocess
 import sys
 import timeit
 
+# The guide's CNN and its training step, shared by the CNN cases below.
+CNN_STEP = """
+me.random.set_seed(0)
+model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
+                             me.keras.layers.Conv2D(16, 3, activation="relu"),
+                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
+opt = me.keras.optimizers.Adam()
+x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
+def train(x, y):
+    with me.GradientTape() as tape:
+        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    return loss
+"""
+
 # name -> (setup, statement, calls per repeat): run inside the child, with `me` and `np` imported.
 CASES = {
     "add_small_us": ("a = me.constant([1.0, 2.0]); b = me.constant([3.0, 4.0])", "a + b", 20000),
@@ -55,44 +70,9 @@ def train(x, y):
     opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
     return loss
 step = me.function(train)""", "step(x, y)", 50),
-    "traced_cnn_step_ms": ("""
-me.random.set_seed(0)
-model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
-                             me.keras.layers.Conv2D(16, 3, activation="relu"),
-                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
-opt = me.keras.optimizers.Adam()
-x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
-def train(x, y):
-    with me.GradientTape() as tape:
-        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
-    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-    return loss
-step = me.function(train)""", "step(x, y)", 5),
-    "cnn_step_ms": ("""
-me.random.set_seed(0)
-model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
-                             me.keras.layers.Conv2D(16, 3, activation="relu"),
-                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
-opt = me.keras.optimizers.Adam()
-x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
-def step():
-    with me.GradientTape() as tape:
-        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
-    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-step()""", "step()", 5),
-    "cnn_trace_ms": ("""
-me.random.set_seed(0)
-model = me.keras.Sequential([me.keras.layers.Conv2D(16, 3, activation="relu", input_shape=(28, 28, 1)),
-                             me.keras.layers.Conv2D(16, 3, activation="relu"),
-                             me.keras.layers.GlobalAveragePooling2D(), me.keras.layers.Dense(10)])
-opt = me.keras.optimizers.Adam()
-x = me.random.normal([32, 28, 28, 1], seed=0); y = me.constant(np.arange(32) % 10)
-def train(x, y):
-    with me.GradientTape() as tape:
-        loss = me.reduce_mean(me.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
-    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-    return loss
-""", "me.function(train).get_concrete_function(x, y)", 3),
+    "traced_cnn_step_ms": (CNN_STEP + "step = me.function(train)", "step(x, y)", 5),
+    "cnn_step_ms": (CNN_STEP, "train(x, y)", 5),
+    "cnn_trace_ms": (CNN_STEP, "me.function(train).get_concrete_function(x, y)", 3),
 }
 
 CHILD = """
