@@ -149,6 +149,10 @@ def configure_environment():
     # ~40 us with OMP_WAIT_POLICY=passive) and frees the cores soon after. libgomp reads it when
     # numba starts its thread pool.
     os.environ.setdefault("GOMP_SPINCOUNT", "1000")
+    # numba-cuda warns "Grid size 1 will likely result in GPU under-utilization" for every launch
+    # of fewer than 128 blocks: on a GPU every op on a small tensor did, dozens of times in one short
+    # fit. A small tensor gets a small grid by design (kernels/cuda/memory.py: launch).
+    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     cache_dir = numba_cache_dir()
     if cache_dir is not None:
         os.environ["NUMBA_CACHE_DIR"] = cache_dir

@@ -1,4 +1,6 @@
 """Device semantics on a GPU, as in TF eager: placement, copies, errors, printing."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,14 @@ def test_integer_and_bool_tensors_work_on_the_gpu_through_the_host_round_trip():
         order = me.argmax(me.cast(i, me.float32), axis=0)
     assert flags.device == picked.device == GPU_0
     assert flags.dtype == me.bool and picked.numpy().tolist() == [3, 0, 2] and int(order) == 0
+
+
+def test_small_tensors_launch_small_grids_without_numbas_occupancy_warning():
+    """Every op on a small tensor launches fewer than 128 blocks, and numba-cuda warns about each
+    such launch unless told not to (minieager.machine sets NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*under-utilization")
+        with me.device("/gpu:0"):
+            x = me.constant([[1.0, 2.0], [3.0, 4.0]])
+            y = me.reduce_sum(me.tanh(x) * 2.0 + me.matmul(x, x), axis=1)
+    np.testing.assert_allclose(y.numpy(), (np.tanh(x.numpy()) * 2 + x.numpy() @ x.numpy()).sum(axis=1), rtol=1e-6)
