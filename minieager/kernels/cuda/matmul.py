@@ -21,7 +21,16 @@ buffering) are where cuBLAS goes on; they make the code much harder to read, so 
 
 Both kernels take batches (``blockIdx.z`` is the batch index) and any sizes: a tile that hangs
 over the matrix edge loads zeros there and writes only the outputs that exist, and every thread
-still reaches every ``syncthreads()``. Shared and local arrays need a dtype known when the kernel
+still reaches every ``syncthreads()``.
+
+Split-K, for products with a small output and a long k: a convolution's filter gradient is
+(144, 147456) @ (147456, 16) for the guide's CNN at batch 256. Its output is three 64 x 64 tiles,
+so three blocks would each walk 147456 values of k while the other 129 multiprocessors of an H100
+sat idle (on an H100 that step took 107 ms, 53x PyTorch, mostly waiting for the GPU). So the k axis is cut into ``splits``
+parts of ``k_chunk``: block z computes batch ``z // splits`` over part ``z % splits`` into its own
+slice of a (B * splits, M, N) array of partial products, and a reduction sums the parts.
+
+Shared and local arrays need a dtype known when the kernel
 compiles, so each kernel is made per float dtype by a factory (numba does not cache such
 closures to disk: they compile once per process).
 """
@@ -34,28 +43,33 @@ from ..registry import _lookup, register_kernel
 from .elementwise import broadcast_array, transpose_array
 from .host import float_kernel
 from .memory import empty
+from .reduce import sum_over
 
 TILE = 16                   # tiled: a 16 x 16 block of threads per 16 x 16 output tile
 BM, BN, BK = 64, 64, 8      # register_blocked: a block's output tile (BM x BN), its k step (BK)
 TM, TN = 4, 4               # ... each thread's patch of outputs: (BM / TM) x (BN / TN) = 16 x 16 threads
+BLOCKS_IN_FLIGHT = 512      # split-K: aim for about this many blocks (an H100 has 132 multiprocessors)
+K_PER_SPLIT = 256           # ... but give each block at least this much of k (32 steps of BK)
 NUMBA_TYPES = {np.dtype(np.float32): float32, np.dtype(np.float64): float64}
 
 
 def make_tiled(dtype):
     @cuda.jit
-    def tiled(a, b, out):
-        """a (B, M, K) @ b (B, K, N) -> out (B, M, N); block (TILE, TILE), grid (N/TILE, M/TILE, B)."""
+    def tiled(a, b, out, splits, k_chunk):
+        """a (B, M, K) @ b (B, K, N) -> out (B * splits, M, N); block (TILE, TILE), grid (N/TILE, M/TILE, B * splits)."""
         tile_a = cuda.shared.array((TILE, TILE), dtype)
         tile_b = cuda.shared.array((TILE, TILE), dtype)
         z, tx, ty = cuda.blockIdx.z, cuda.threadIdx.x, cuda.threadIdx.y
         row = cuda.blockIdx.y * TILE + ty          # the output this thread computes (it may not exist)
         col = cuda.blockIdx.x * TILE + tx
-        m, k_total, n = a.shape[1], a.shape[2], b.shape[2]
+        m, n = a.shape[1], b.shape[2]
+        batch, k_begin = z // splits, (z % splits) * k_chunk      # this block's part of k (split-K)
+        k_end = min(a.shape[2], k_begin + k_chunk)
         acc = dtype(0)
-        for k0 in range(0, k_total, TILE):
+        for k0 in range(k_begin, k_end, TILE):
             # each thread loads one element of each tile; zeros beyond the edges
-            tile_a[ty, tx] = a[z, row, k0 + tx] if row < m and k0 + tx < k_total else 0
-            tile_b[ty, tx] = b[z, k0 + ty, col] if k0 + ty < k_total and col < n else 0
+            tile_a[ty, tx] = a[batch, row, k0 + tx] if row < m and k0 + tx < k_end else 0
+            tile_b[ty, tx] = b[batch, k0 + ty, col] if k0 + ty < k_end and col < n else 0
             cuda.syncthreads()                     # the tiles are complete
             for k in range(TILE):
                 acc += tile_a[ty, k] * tile_b[k, tx]
@@ -67,8 +81,9 @@ def make_tiled(dtype):
 
 def make_register_blocked(dtype):
     @cuda.jit
-    def register_blocked(a, b, out):
-        """a (B, M, K) @ b (B, K, N) -> out (B, M, N); block (BN/TN, BM/TM) = (16, 16), grid (N/BN, M/BM, B).
+    def register_blocked(a, b, out, splits, k_chunk):
+        """a (B, M, K) @ b (B, K, N) -> out (B * splits, M, N); block (BN/TN, BM/TM) = (16, 16),
+        grid (N/BN, M/BM, B * splits).
 
         Thread (tx, ty) computes rows ``ty*TM ... + TM`` and columns ``tx*TN ... + TN`` of the block's tile.
         """
@@ -81,17 +96,19 @@ def make_register_blocked(dtype):
         threads = cuda.blockDim.x * cuda.blockDim.y
         t = ty * cuda.blockDim.x + tx                  # this thread's number in the block
         row0, col0 = cuda.blockIdx.y * BM, cuda.blockIdx.x * BN
-        m, k_total, n = a.shape[1], a.shape[2], b.shape[2]
+        m, n = a.shape[1], b.shape[2]
+        batch, k_begin = z // splits, (z % splits) * k_chunk      # this block's part of k (split-K)
+        k_end = min(a.shape[2], k_begin + k_chunk)
         for i in range(TM):
             for j in range(TN):
                 acc[i, j] = 0
-        for k0 in range(0, k_total, BK):
+        for k0 in range(k_begin, k_end, BK):
             for e in range(t, BM * BK, threads):       # the block loads BM*BK and BK*BN numbers together
                 i, k = e // BK, e % BK
-                tile_a[k, i] = a[z, row0 + i, k0 + k] if row0 + i < m and k0 + k < k_total else 0
+                tile_a[k, i] = a[batch, row0 + i, k0 + k] if row0 + i < m and k0 + k < k_end else 0
             for e in range(t, BK * BN, threads):
                 k, j = e // BN, e % BN
-                tile_b[k, j] = b[z, k0 + k, col0 + j] if k0 + k < k_total and col0 + j < n else 0
+                tile_b[k, j] = b[batch, k0 + k, col0 + j] if k0 + k < k_end and col0 + j < n else 0
             cuda.syncthreads()
             for k in range(BK):
                 for i in range(TM):                    # TM + TN shared loads ...
@@ -122,19 +139,32 @@ def kernel_for(kind, dtype):
     return _compiled[key]
 
 
+def split_k(blocks, k):
+    """How many parts to cut k into (split-K) for a product of ``blocks`` output tiles: enough for
+    about BLOCKS_IN_FLIGHT blocks in all, each part at least K_PER_SPLIT long; 1 for a big output."""
+    if blocks >= BLOCKS_IN_FLIGHT // 4:
+        return 1
+    return max(1, min(BLOCKS_IN_FLIGHT // blocks, k // K_PER_SPLIT))
+
+
 def matmul_3d(a, b, kind="register_blocked"):
     """(B, M, K) @ (B, K, N) contiguous device arrays -> a new (B, M, N) array."""
-    batch, m, _ = a.shape
+    batch, m, k = a.shape
     n = b.shape[2]
-    out = empty((batch, m, n), a.dtype)
-    if out.size == 0:
-        return out
+    if batch * m * n == 0:
+        return empty((batch, m, n), a.dtype)
     if kind == "tiled":
-        grid, block = (math.ceil(n / TILE), math.ceil(m / TILE), batch), (TILE, TILE)
+        tiles, block = (math.ceil(n / TILE), math.ceil(m / TILE)), (TILE, TILE)
     else:
-        grid, block = (math.ceil(n / BN), math.ceil(m / BM), batch), (BN // TN, BM // TM)
-    kernel_for(kind, a.dtype)[grid, block](a, b, out)
-    return out
+        tiles, block = (math.ceil(n / BN), math.ceil(m / BM)), (BN // TN, BM // TM)
+    splits = split_k(tiles[0] * tiles[1] * batch, k)
+    k_chunk = -(-math.ceil(k / splits) // BK) * BK if splits > 1 else max(k, 1)   # whole k steps
+    splits = -(-k // k_chunk) if splits > 1 else 1                                  # no empty part
+    out = empty((batch * splits, m, n), a.dtype)
+    kernel_for(kind, a.dtype)[tiles + (batch * splits,), block](a, b, out, splits, k_chunk)
+    if splits == 1:
+        return out
+    return sum_over(out.reshape(batch, splits, m, n), (1,))    # the parts' partial products, summed
 
 
 def matmul_arrays(a, b, transpose_a=False, transpose_b=False, kind="register_blocked"):
