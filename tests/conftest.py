@@ -4,6 +4,7 @@ import pytest
 import minieager as me
 from minieager.kernels.cpu import broadcast, threads
 from minieager.kernels.cpu.free_cpus import FreeCPUs
+from minieager.kernels.cpu.thread_choice import ThreadChoice
 from minieager.nn.optimizers import reset_global_step
 
 
@@ -35,7 +36,8 @@ def numba_loops_from_small_size(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def no_recent_blas_call_and_no_neighbours(monkeypatch):
-    """Every test starts as if no matrix product had just run, and every CPU were free.
+    """Every test starts as if no matrix product had just run, every CPU were free, and no product
+    had been timed (so no timing sends a product to one thread: thread_choice.py).
 
     For ``threads.BLAS_SPIN_SECONDS`` after a product, and while other programs hold all CPUs but
     one, large loops run on one thread (or in NumPy). Without this a test's path would depend on
@@ -44,6 +46,7 @@ def no_recent_blas_call_and_no_neighbours(monkeypatch):
     """
     threads.forget_blas_call()
     monkeypatch.setattr(threads, "_free_cpus", FreeCPUs(stat_path=None))
+    monkeypatch.setattr(threads, "_thread_choice", ThreadChoice(enabled=False))
 
 
 # ---- hypothesis profiles (tests/fuzz) --------------------------------------------------------------

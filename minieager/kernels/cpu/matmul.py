@@ -15,7 +15,8 @@ import numpy as np
 from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 from .broadcast import downcast, upcast
-from .threads import blas_called, blas_threads
+from .thread_choice import kind_of
+from .threads import blas_products
 
 
 @register_kernel("matmul", "cpu")
@@ -26,9 +27,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
         a = np.swapaxes(a, -1, -2)
     if transpose_b:
         b = np.swapaxes(b, -1, -2)
-    blas_threads()  # as many as the neighbours leave free (threads.py)
-    out = np.matmul(a, b)
-    blas_called()   # its threads now spin for a while: the next loops run on one thread (threads.py)
+    # As many BLAS threads as the neighbours leave free, or one where this kind of product ran
+    # faster on one lately; after it, the BLAS threads spin for a while (threads.py).
+    work = a.shape[-2] * a.shape[-1] * b.shape[-1] * (a.size // max(a.shape[-2] * a.shape[-1], 1))
+    with blas_products(kind_of("matmul", work, a.shape, b.shape, transpose_a, transpose_b)):
+        out = np.matmul(a, b)
     return downcast(out, dtype)
 
 

@@ -52,7 +52,8 @@ from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
-from .threads import blas_called, blas_threads, use_threads_for
+from .thread_choice import kind_of
+from .threads import blas_called, blas_products, use_threads_for
 
 
 def _out_and_pad(size, k, stride, padding):
@@ -159,14 +160,14 @@ def _convolve(x, w, strides, padding, bias=None, relu=False):
     oh, ow, _, _ = _geometry(x.shape[1:3], (kh, kw), strides, padding)
     w_matrix = w.reshape(kh * kw * c, f)
     out = np.empty((x.shape[0], oh, ow, f), np.result_type(x, w))
-    blas_threads()
-    for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
-        rows = out[images].reshape(-1, f)
-        np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=rows)
-        blas_called()
-        if bias is not None:
-            use_threads_for(rows.size, splits=rows.shape[0])
-            loops.nn.bias_relu_rows(rows, bias, relu)
+    with blas_products(kind_of("conv2d", out.size * kh * kw * c, x.shape, w.shape, strides, padding, relu)):
+        for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
+            rows = out[images].reshape(-1, f)
+            np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=rows)
+            blas_called()
+            if bias is not None:
+                use_threads_for(rows.size, splits=rows.shape[0])
+                loops.nn.bias_relu_rows(rows, bias, relu)
     return downcast(out, dtype)
 
 
@@ -184,13 +185,14 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     w_matrix_t = w.reshape(kh * kw * c, f).T
     _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
     dx = np.zeros(tuple(input_shape), np.result_type(dy, w))
-    blas_threads()
-    for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, dx.dtype)):
-        dcol = dy[images].reshape(-1, f) @ w_matrix_t
-        blas_called()
-        dx_chunk = dx[images]
-        use_threads_for(dcol.size, splits=dx_chunk.shape[0])
-        loops.nn.col2im(dcol.reshape(dx_chunk.shape[0], oh, ow, kh, kw, c), strides[0], strides[1], pt, pl, dx_chunk)
+    with blas_products(kind_of("conv2d_backprop_input", dy.size * kh * kw * c, dy.shape, w.shape, strides, padding)):
+        for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, dx.dtype)):
+            dcol = dy[images].reshape(-1, f) @ w_matrix_t
+            blas_called()
+            dx_chunk = dx[images]
+            use_threads_for(dcol.size, splits=dx_chunk.shape[0])
+            loops.nn.col2im(dcol.reshape(dx_chunk.shape[0], oh, ow, kh, kw, c), strides[0], strides[1], pt, pl,
+                            dx_chunk)
     return downcast(dx, dtype)
 
 
@@ -202,10 +204,10 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     kh, kw, c, f = filter_shape
     n, oh, ow, _ = dy.shape
     dw = np.zeros((kh * kw * c, f), np.result_type(x, dy))
-    blas_threads()
-    for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
-        dw += _patches(x[images], (kh, kw), strides, padding).T @ dy[images].reshape(-1, f)
-        blas_called()
+    with blas_products(kind_of("conv2d_backprop_filter", dy.size * kh * kw * c, x.shape, dy.shape, strides, padding)):
+        for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
+            dw += _patches(x[images], (kh, kw), strides, padding).T @ dy[images].reshape(-1, f)
+            blas_called()
     return downcast(dw.reshape(tuple(filter_shape)), dtype)
 
 

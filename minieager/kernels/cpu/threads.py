@@ -43,14 +43,21 @@ each product (``blas_threads()``), whose threads would otherwise spin on the bus
 thread count never changes a result: each loop splits its elements (or its rows, for reductions)
 between threads, and every element is computed the same way on any of them.
 
+Some slowdowns leave no trace in ``/proc/stat``: on a virtual machine whose host core is busy
+with another machine, waking our second vCPU's thread can cost more than the work it was woken
+for. The matrix products and convolutions therefore time themselves (``blas_products``), and
+``thread_choice.py`` sends each kind of product to one BLAS thread while that was faster lately.
+
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
 """
+import contextlib
 import threading
 import time
 
 from ... import machine
 from .free_cpus import FreeCPUs
+from .thread_choice import ThreadChoice
 
 PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
 BLAS_SPIN_SECONDS = 0.1   # how long after a BLAS call its threads may still be spinning
@@ -58,6 +65,7 @@ BLAS_SPIN_SECONDS = 0.1   # how long after a BLAS call its threads may still be 
 _this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
 _blas_spins_until = 0.0            # perf_counter() time until which BLAS threads may be spinning
 _free_cpus = FreeCPUs()             # what the neighbours leave us (free_cpus.py)
+_thread_choice = ThreadChoice()     # one BLAS thread or many, from the products' timings (thread_choice.py)
 
 
 def blas_called():
@@ -85,14 +93,32 @@ def parallel_threads():
     return _free_cpus.usable_threads(machine.get_num_threads())
 
 
-def blas_threads():
+def blas_threads(kind=None):
     """Give the BLAS the threads the neighbours leave free; call it right before a product.
 
-    With ``me.config.experimental.enable_op_determinism()`` it keeps the configured count: a
-    product's last bits depend on how many BLAS threads computed it (machine.py says more).
+    With a ``kind`` (thread_choice.py), one thread instead when that kind's last products ran
+    faster on one. With ``me.config.experimental.enable_op_determinism()`` it keeps the configured
+    count: a product's last bits depend on how many BLAS threads computed it (machine.py says more).
+    Returns the count.
     """
     wanted = machine.get_num_threads()
-    machine.set_blas_threads(wanted if machine.op_determinism_enabled() else _free_cpus.usable_threads(wanted))
+    if machine.op_determinism_enabled():
+        count = wanted
+    else:
+        count = _thread_choice.threads_for(kind, _free_cpus.usable_threads(wanted))
+    machine.set_blas_threads(count)
+    return count
+
+
+@contextlib.contextmanager
+def blas_products(kind=None):
+    """Around a kernel's matrix products: the BLAS thread count (``blas_threads``), the time they
+    took (for thread_choice.py), and ``blas_called()`` after them."""
+    count = blas_threads(kind)
+    start = time.perf_counter()
+    yield count
+    _thread_choice.took(kind, count, time.perf_counter() - start)
+    blas_called()
 
 
 def use_threads_for(size, splits=2):
