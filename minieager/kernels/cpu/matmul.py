@@ -29,8 +29,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
         b = np.swapaxes(b, -1, -2)
     # As many BLAS threads as the neighbours leave free, or one where this kind of product ran
     # faster on one lately; after it, the BLAS threads spin for a while (threads.py).
-    work = a.shape[-2] * a.shape[-1] * b.shape[-1] * (a.size // max(a.shape[-2] * a.shape[-1], 1))
-    with blas_products(kind_of("matmul", work, a.shape, b.shape, transpose_a, transpose_b)):
+    with blas_products(kind_of("matmul", a.shape, b.shape, transpose_a, transpose_b)):
         out = np.matmul(a, b)
     return downcast(out, dtype)
 

@@ -160,7 +160,7 @@ def _convolve(x, w, strides, padding, bias=None, relu=False):
     oh, ow, _, _ = _geometry(x.shape[1:3], (kh, kw), strides, padding)
     w_matrix = w.reshape(kh * kw * c, f)
     out = np.empty((x.shape[0], oh, ow, f), np.result_type(x, w))
-    with blas_products(kind_of("conv2d", out.size * kh * kw * c, x.shape, w.shape, strides, padding, relu)):
+    with blas_products(kind_of("conv2d", x.shape, w.shape, strides, padding, relu)):
         for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
             rows = out[images].reshape(-1, f)
             np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=rows)
@@ -185,7 +185,7 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     w_matrix_t = w.reshape(kh * kw * c, f).T
     _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
     dx = np.zeros(tuple(input_shape), np.result_type(dy, w))
-    with blas_products(kind_of("conv2d_backprop_input", dy.size * kh * kw * c, dy.shape, w.shape, strides, padding)):
+    with blas_products(kind_of("conv2d_backprop_input", dy.shape, w.shape, strides, padding)):
         for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, dx.dtype)):
             dcol = dy[images].reshape(-1, f) @ w_matrix_t
             blas_called()
@@ -204,7 +204,7 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     kh, kw, c, f = filter_shape
     n, oh, ow, _ = dy.shape
     dw = np.zeros((kh * kw * c, f), np.result_type(x, dy))
-    with blas_products(kind_of("conv2d_backprop_filter", dy.size * kh * kw * c, x.shape, dy.shape, strides, padding)):
+    with blas_products(kind_of("conv2d_backprop_filter", x.shape, dy.shape, strides, padding)):
         for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
             dw += _patches(x[images], (kh, kw), strides, padding).T @ dy[images].reshape(-1, f)
             blas_called()
