@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import minieager as me
+from example_traces import long_tape  # (widgets/tests is on sys.path: pytest's rootdir import)
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")]
@@ -53,17 +54,6 @@ def guide_cnn():
     with me.GradientTape(persistent=True) as tape:
         loss = me.reduce_mean(me.losses.sparse_softmax_cross_entropy(labels, model(images)))
     return me.debugger.trace(tape, loss, model.trainable_variables)
-
-
-def long_tape(n=500):
-    """2n + 1 ops: n rounds of tanh(0.9 y), then a sum."""
-    x = me.Variable(np.linspace(0, 1, 4, dtype=np.float32), name="x")
-    with me.GradientTape(persistent=True) as tape:
-        y = x
-        for _ in range(n):
-            y = me.tanh(y * 0.9)
-        loss = me.reduce_sum(y)
-    return me.debugger.trace(tape, loss, [x])
 
 
 MODELS = {"mlp": notebook00_mlp, "cnn": guide_cnn, "tape1001": long_tape}
