@@ -6,18 +6,12 @@ from minieager import machine
 from minieager.kernels.cpu import thread_choice, threads
 from minieager.kernels.cpu.thread_choice import MARGIN, RETRY_SECONDS, ThreadChoice, kind_of
 
-
-class Clock:
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self):
-        return self.now
+from .test_free_cpus import Clock
 
 
 @pytest.fixture
 def clock():
-    return Clock()
+    return Clock()   # a clock the tests move by hand (test_free_cpus.py's)
 
 
 def run(choice, kind, seconds_on, n=2):
