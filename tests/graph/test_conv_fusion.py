@@ -13,6 +13,8 @@ from minieager.graph.passes import conv_epilogue_fusion
 from minieager.ops.nn import fused_conv2d
 from minieager.testing import check_gradients
 
+from .test_training import make_step   # the training step both files trace
+
 
 def eager_chain(x, w, b, strides, padding, relu):
     y = me.nn.bias_add(me.nn.conv2d(x, w, strides, padding), b)
@@ -55,16 +57,6 @@ def test_fused_conv2d_gradients_match_finite_differences(activation, padding, st
     assert [r.ok for r in results] == [True, True, True], results
 
 
-def cnn_step(model, optimizer):
-    def step(x, y):
-        with me.GradientTape() as tape:
-            loss = me.losses.sparse_softmax_cross_entropy(y, model(x, training=True))
-        variables = model.trainable_variables
-        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
-        return loss
-    return step
-
-
 def guide_cnn():
     me.random.set_seed(3)
     return me.Sequential([me.layers.Conv2D(8, 3, activation="relu", input_shape=(10, 10, 1)),
@@ -76,8 +68,8 @@ def test_a_traced_cnn_step_fuses_each_layer_and_trains_as_eager_code_does():
     rng = np.random.default_rng(0)
     x, y = me.constant(rng.standard_normal((16, 10, 10, 1)).astype(np.float32)), me.constant(rng.integers(0, 4, 16))
     eager_model, traced_model = guide_cnn(), guide_cnn()
-    eager_step = cnn_step(eager_model, me.optimizers.Adam())
-    traced_step = me.function(cnn_step(traced_model, me.optimizers.Adam()))
+    eager_step = make_step(eager_model, me.optimizers.Adam())
+    traced_step = me.function(make_step(traced_model, me.optimizers.Adam()))
     concrete = traced_step.get_concrete_function(x, y)
     fused = [node for node in concrete.run_graph.nodes if node.kind == "call" and node.op.name == "fused_conv2d"]
     assert [node.attrs["activation"] for node in fused] == ["relu", "relu"]
