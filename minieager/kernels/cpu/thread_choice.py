@@ -19,7 +19,8 @@ kind per second: in the CNN step (6 ms, each kind recurs ~170 times a second) ab
 Small products are timed too: OpenBLAS splits a (256, 256) @ (256, 10) product over its threads,
 and when the big products had gone to one thread, each small one had to wake the sleeping second
 thread (with a neighbour on its core, an MLP step then took 6.8 ms, against 4.5 ms with no timings
-and 2.5 ms on one thread). The record is forgotten when it holds more than ``MAX_KINDS`` kinds
+and 2.5 ms on one thread). Only products OpenBLAS always runs on one thread (matmul.py's
+``_ONE_THREAD_WORK``) are not timed: there is nothing to choose. The record is forgotten when it holds more than ``MAX_KINDS`` kinds
 (shapes that keep changing).
 """
 import time
