@@ -254,6 +254,13 @@ def set_blas_threads(n):
     _blas_count = n
 
 
+def blas_library_loaded():
+    """Call after loading another BLAS library (SciPy's, which numba's ``np.dot`` calls): the next
+    ``set_blas_threads`` looks for the libraries again, and sets the count in the new one too."""
+    global _blas_count, _blas_libraries
+    _blas_count = _blas_libraries = None
+
+
 # ----------------------------------------------------------------------------- GPUs
 
 def num_gpus():

@@ -172,6 +172,8 @@ def test_loops_right_after_a_matrix_product_run_on_one_thread(restore_threads, m
     machine.set_num_threads(pool)
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == pool
     get_kernel("matmul", "cpu")(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
+    assert not threads.blas_spinning()            # OpenBLAS ran it on the calling thread: nothing spins
+    get_kernel("matmul", "cpu")(np.ones((128, 128), np.float32), np.ones((128, 128), np.float32))
     assert threads.blas_spinning()
     assert threads.use_threads_for(threads.PARALLEL_SIZE) == 1
     threads.forget_blas_call()
@@ -192,7 +194,7 @@ def test_right_after_a_product_numpy_does_one_ufunc_ops_and_max(monkeypatch):
     def no_numba_loop(*args, **kwargs):
         raise AssertionError("the numba loop ran")
     a = np.random.default_rng(0).standard_normal(threads.PARALLEL_SIZE + 5).astype(np.float32)
-    get_kernel("matmul", "cpu")(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+    get_kernel("matmul", "cpu")(np.ones((128, 128), np.float32), np.ones((128, 128), np.float32))
     monkeypatch.setattr(broadcast, "use_threads_for", no_numba_loop)
     monkeypatch.setattr(reduce, "use_threads_for", no_numba_loop)
     np.testing.assert_array_equal(get_kernel("add", "cpu")(a, a), a + a)

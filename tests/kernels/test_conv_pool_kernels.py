@@ -142,14 +142,18 @@ def test_conv2d_and_both_gradients_against_loops(xs, ws, padding, strides, dtype
         np.testing.assert_allclose(got, want, **TOL[dtype])
 
 
+def patch_bytes(xs, ws, dtype):
+    oh, ow, _, _ = cpu_nn._geometry(xs[1:3], ws[:2], (1, 1), "SAME")
+    return oh * ow * ws[0] * ws[1] * xs[3] * np.dtype(dtype).itemsize
+
+
 @pytest.mark.parametrize("images_per_chunk", [1, 2])    # 5 images: 5 chunks, or 2 + 2 + 1
 @pytest.mark.parametrize("xs,ws", [((5, 6, 5, 1), (3, 3, 1, 4)), ((5, 5, 6, 8), (3, 2, 8, 3))], ids=str)
 def test_conv2d_over_the_batch_in_chunks(xs, ws, images_per_chunk, monkeypatch):
     """The kernels convolve a few images at a time; every way of splitting the batch gives one answer."""
-    oh, ow, _, _ = cpu_nn._geometry(xs[1:3], ws[:2], (1, 1), "SAME")
-    per_image = cpu_nn._patch_bytes((oh, ow), ws[:2], xs[3], np.float64)
-    monkeypatch.setattr(cpu_nn, "_CHUNK_BYTES", images_per_chunk * per_image)
-    assert len(cpu_nn._chunks(xs[0], per_image)) == -(-xs[0] // images_per_chunk)
+    monkeypatch.setattr(cpu_nn, "_CHUNK_BYTES", images_per_chunk * patch_bytes(xs, ws, np.float64))
+    monkeypatch.setattr(cpu_nn, "_MIN_CHUNKS", 1)
+    assert cpu_nn._images_per_chunk(xs[0], patch_bytes(xs, ws, np.float64)) == images_per_chunk
     x, w = RNG.uniform(-1, 1, xs), RNG.uniform(-1, 1, ws)
     dy = RNG.uniform(-1, 1, conv_output_shape(xs, ws, (1, 1), "SAME"))
     want_y, want_dx, want_dw = conv_reference(x, w, dy, (1, 1), "SAME")
@@ -160,10 +164,45 @@ def test_conv2d_over_the_batch_in_chunks(xs, ws, images_per_chunk, monkeypatch):
         np.testing.assert_allclose(got, want, **TOL[np.float64])
 
 
-def test_chunks_cover_the_batch_once():
-    assert cpu_nn._chunks(7, cpu_nn._CHUNK_BYTES // 3) == [slice(0, 3), slice(3, 6), slice(6, 7)]
-    assert cpu_nn._chunks(2, 10 * cpu_nn._CHUNK_BYTES) == [slice(0, 1), slice(1, 2)]   # never 0 images
-    assert cpu_nn._chunks(0, 100) == []
+def test_a_chunk_is_about_chunk_bytes_and_the_batch_makes_enough_of_them():
+    per_image = cpu_nn._CHUNK_BYTES // 3
+    assert cpu_nn._images_per_chunk(1000, per_image) == 3                 # by the bytes
+    small = cpu_nn._CHUNK_BYTES // 100
+    assert cpu_nn._images_per_chunk(10 * cpu_nn._MIN_CHUNKS, small) == 10  # enough chunks to share
+    assert cpu_nn._images_per_chunk(10 * cpu_nn._MIN_CHUNKS + 1, small) == 11
+    assert cpu_nn._images_per_chunk(2, 10 * cpu_nn._CHUNK_BYTES) == 1      # never 0 images
+    assert cpu_nn._images_per_chunk(1, 1) == 1
+
+
+@pytest.mark.parametrize("channels", [1, 16])            # the transposed and the row layout
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_convolution_loops_give_the_same_bits_on_any_worker_count(channels, dtype):
+    """Each chunk is one product on one BLAS thread and the filter gradient's shares are added in
+    chunk order, so 1, 2 or 3 workers (and so any thread count) compute the same bits."""
+    xs, ws, (sh, sw), (pt, pl) = (7, 9, 8, channels), (3, 3, channels, 5), (2, 1), (1, 1)
+    x, w = RNG.uniform(-1, 1, xs).astype(dtype), RNG.uniform(-1, 1, ws).astype(dtype)
+    oh, ow, _, _ = cpu_nn._geometry(xs[1:3], ws[:2], (sh, sw), "SAME")
+    dy = RNG.uniform(-1, 1, (xs[0], oh, ow, ws[3])).astype(dtype)
+    bias = RNG.uniform(-1, 1, ws[3]).astype(dtype)
+    per_chunk, chunks, k = 2, 4, 9 * channels
+    results = []
+    for workers in (1, 2, 3):
+        buffers = np.full((workers, per_chunk * oh * ow * k), np.nan, dtype)   # no stale number may leak through
+        y = np.empty((xs[0], oh, ow, ws[3]), dtype)
+        loops.conv.forward(x, w.reshape(k, -1), 3, 3, sh, sw, pt, pl, per_chunk, buffers, bias, True, y)
+        dx = np.full(xs, np.nan, dtype)
+        loops.conv.backprop_input(dy, w.reshape(k, -1).T, 3, 3, sh, sw, pt, pl, per_chunk, buffers, dx)
+        dw = np.empty((k, ws[3]), dtype)
+        loops.conv.backprop_filter(x, dy, 3, 3, sh, sw, pt, pl, per_chunk, buffers,
+                                   np.empty((chunks, k, ws[3]), dtype), dw)
+        results.append((y, dx, dw))
+    want_y, want_dx, want_dw = conv_reference(x, w, dy, (sh, sw), "SAME")
+    np.testing.assert_allclose(results[0][0], np.maximum(want_y + bias, 0), **TOL[dtype])
+    np.testing.assert_allclose(results[0][1], want_dx, **TOL[dtype])
+    np.testing.assert_allclose(results[0][2].reshape(ws), want_dw, **TOL[dtype])
+    for other in results[1:]:
+        for got, first in zip(other, results[0]):
+            np.testing.assert_array_equal(got, first)
 
 
 @pytest.mark.parametrize("xs,ws", [CONV_SHAPES[0], CONV_SHAPES[3]], ids=str)
@@ -181,22 +220,25 @@ def test_conv2d_float16_is_computed_in_float32(xs, ws):
 
 @pytest.mark.parametrize("channels", [1, 2, 4, 5])
 @pytest.mark.parametrize("strides,padding", [((1, 1), "SAME"), ((2, 3), "SAME"), ((2, 1), "VALID")], ids=str)
-def test_both_patch_layouts_hold_the_same_matrix(channels, strides, padding):
-    """im2col and im2col_transposed write the same numbers, zeros in the padding included."""
-    x = RNG.uniform(1, 2, (2, 7, 6, channels)).astype(np.float32)   # no zeros: padding zeros stand out
+@pytest.mark.parametrize("first,last", [(0, 3), (1, 3)], ids=str)
+def test_both_patch_layouts_hold_the_same_matrix(channels, strides, padding, first, last):
+    """patch_rows and patch_columns write the same numbers for images first..last-1, zeros in the
+    padding included, and the rows are those of an im2col written here with np.pad."""
+    x = RNG.uniform(1, 2, (3, 7, 6, channels)).astype(np.float32)   # no zeros: padding zeros stand out
     oh, ow, pt, pl = cpu_nn._geometry(x.shape[1:3], (3, 2), strides, padding)
-    rows = np.full((2, oh, ow, 3, 2, channels), np.nan, np.float32)
-    cols = np.full((3, 2, channels, 2, oh, ow), np.nan, np.float32)
-    loops.nn.im2col(x, strides[0], strides[1], pt, pl, rows)
-    loops.nn.im2col_transposed(x, strides[0], strides[1], pt, pl, cols)
-    assert not np.isnan(rows).any()                                  # every entry was written
-    np.testing.assert_array_equal(rows.reshape(-1, 6 * channels), cols.reshape(6 * channels, -1).T)
+    m, k = (last - first) * oh * ow, 6 * channels
+    rows = np.full((m, k), np.nan, np.float32)
+    cols = np.full((k, m), np.nan, np.float32)
+    loops.conv.patch_rows(x, first, last, strides[0], strides[1], pt, pl, 3, 2, oh, ow, rows)
+    loops.conv.patch_columns(x, first, last, strides[0], strides[1], pt, pl, 3, 2, oh, ow, cols)
+    assert not np.isnan(rows).any() and not np.isnan(cols).any()     # every entry was written
+    np.testing.assert_array_equal(rows, cols.T)
+    xp = np.pad(x[first:last], ((0, 0), (pt, 3), (pl, 2), (0, 0)))
+    want = np.stack([xp[:, i * strides[0]:i * strides[0] + 3, j * strides[1]:j * strides[1] + 2].reshape(last - first, -1)
+                     for i in range(oh) for j in range(ow)], axis=1).reshape(m, k)
+    np.testing.assert_array_equal(rows, want)
     if padding == "SAME":
         assert (rows == 0).any()
-    patches = cpu_nn._patches(x, (3, 2), strides, padding)
-    np.testing.assert_array_equal(patches, rows.reshape(-1, 6 * channels))
-    # few channels come back as a transposed view (no copy), many channels row by row
-    assert patches.flags.f_contiguous if channels <= cpu_nn._FEW_CHANNELS else patches.flags.c_contiguous
 
 
 # ----------------------------------------------------------------------------- pooling

@@ -112,21 +112,27 @@ def timed_products(monkeypatch, clock):
     return choice, counts
 
 
+def conv_cases(images):
+    """The three convolution kernels on ``images`` 20x20x16 images, as (name, args from an rng)."""
+    return [
+        ("conv2d", lambda rng: (rng.standard_normal((images, 20, 20, 16)).astype(np.float32),
+                                rng.standard_normal((3, 3, 16, 16)).astype(np.float32), (1, 1), "VALID")),
+        ("conv2d_backprop_filter", lambda rng: (rng.standard_normal((images, 20, 20, 16)).astype(np.float32),
+                                                rng.standard_normal((images, 18, 18, 16)).astype(np.float32),
+                                                (3, 3, 16, 16), (1, 1), "VALID")),
+        ("conv2d_backprop_input", lambda rng: (rng.standard_normal((images, 18, 18, 16)).astype(np.float32),
+                                               rng.standard_normal((3, 3, 16, 16)).astype(np.float32),
+                                               (images, 20, 20, 16), (1, 1), "VALID")),
+    ]
+
+
 @pytest.mark.parametrize("kernel,args", [
-    ("matmul", lambda rng: (rng.standard_normal((128, 128)).astype(np.float32),) * 2),
-    ("conv2d", lambda rng: (rng.standard_normal((4, 20, 20, 16)).astype(np.float32),
-                            rng.standard_normal((3, 3, 16, 16)).astype(np.float32), (1, 1), "VALID")),
-    ("conv2d_backprop_filter", lambda rng: (rng.standard_normal((4, 20, 20, 16)).astype(np.float32),
-                                            rng.standard_normal((4, 18, 18, 16)).astype(np.float32),
-                                            (3, 3, 16, 16), (1, 1), "VALID")),
-    ("conv2d_backprop_input", lambda rng: (rng.standard_normal((4, 18, 18, 16)).astype(np.float32),
-                                           rng.standard_normal((3, 3, 16, 16)).astype(np.float32),
-                                           (4, 20, 20, 16), (1, 1), "VALID")),
-])
+    ("matmul", lambda rng: (rng.standard_normal((128, 128)).astype(np.float32),) * 2)] + conv_cases(images=1))
 def test_a_product_kernel_goes_to_one_blas_thread_when_its_kind_ran_faster_there(kernel, args, timed_products,
                                                                                    clock):
     """The kernel times itself (the real clock) and reports; here the record says one thread was
-    faster, as it did in the slow minutes, and the kernel's next call sets the BLAS to one thread."""
+    faster, as it did in the slow minutes, and the kernel's next call sets the BLAS to one thread.
+    (A convolution of one image is one chunk: its product gets the BLAS's threads.)"""
     from minieager.kernels.registry import get_kernel
     choice, counts = timed_products
     inputs = args(np.random.default_rng(0))
@@ -137,3 +143,20 @@ def test_a_product_kernel_goes_to_one_blas_thread_when_its_kind_ran_faster_there
     again = get_kernel(kernel, "cpu")(*inputs)
     assert counts == [2, 1] and choice.using(kind) == 1
     np.testing.assert_allclose(again, first, rtol=1e-5, atol=1e-4)  # the same numbers, on one thread
+
+
+@pytest.mark.parametrize("kernel,args", conv_cases(images=4))
+def test_a_convolution_shares_its_chunks_between_threads_unless_one_ran_faster(kernel, args, timed_products):
+    """Four images make four chunks: two threads share them, each with a one-thread BLAS; once the
+    record says one thread was faster, one thread runs them all, and the bits are the same."""
+    from minieager.kernels.registry import get_kernel
+    choice, counts = timed_products
+    threads.forget_blas_call()
+    inputs = args(np.random.default_rng(0))
+    first = get_kernel(kernel, "cpu")(*inputs)
+    (kind,) = choice._kinds
+    assert kind[0] == kernel and counts == [1] and threads._this_thread.count == 2
+    choice._kinds[kind].update(one=0.001, many=(1.0, 1.0))
+    again = get_kernel(kernel, "cpu")(*inputs)
+    assert counts == [1, 1] and threads._this_thread.count == 1 and choice.using(kind) == 1
+    np.testing.assert_array_equal(again, first)

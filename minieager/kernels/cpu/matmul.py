@@ -16,7 +16,7 @@ from ...errors import InvalidArgumentError
 from ..registry import register_kernel
 from .broadcast import downcast, upcast
 from .thread_choice import kind_of
-from .threads import blas_called, blas_products, blas_threads
+from .threads import blas_products, blas_threads
 
 # OpenBLAS computes a product of M * N * K multiply-adds up to this on one thread, whatever its
 # thread count (SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD in its interface/gemm.c).
@@ -33,12 +33,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
         b = np.swapaxes(b, -1, -2)
     # As many BLAS threads as the neighbours leave free, or one where this kind of product ran
     # faster on one lately; after it, the BLAS threads spin for a while (threads.py). A product
-    # OpenBLAS runs on one thread whatever its count is not timed: that would add ~2.5 us, half
-    # the time of a (2, 2) @ (2, 2) call.
+    # OpenBLAS runs on one thread whatever its count is not timed (that would add ~2.5 us, half
+    # the time of a (2, 2) @ (2, 2) call), and wakes none of its threads, so none spin after it.
     if a.shape[-2] * a.shape[-1] * b.shape[-1] <= _ONE_THREAD_WORK:
         blas_threads()
         out = np.matmul(a, b)
-        blas_called()
     else:
         with blas_products(kind_of("matmul", a.shape, b.shape, transpose_a, transpose_b)):
             out = np.matmul(a, b)

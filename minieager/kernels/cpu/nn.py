@@ -4,24 +4,25 @@ Convolution is "im2col + one matrix product". im2col copies every (KH, KW, C) in
 row of a patch matrix P (one row per output pixel, KH*KW*C columns), so that the convolution is
 ``P @ w.reshape(KH*KW*C, F)`` and BLAS does the arithmetic. Its two gradients are matrix products
 too: ``dw = P^T @ dy`` (BLAS reads P transposed where it lies; nothing is copied) and
-``dP = dy @ w^T``, which ``col2im`` folds back onto the input (overlapping patches add up).
+``dP = dy @ w^T``, which is folded back onto the input (col2im: overlapping patches add up).
 
 Why: BLAS does these multiply-adds several times faster than a loop we could write, so our loops
 only move numbers. P is KH*KW (9) times bigger than the input, and the speed of the copy depends on
 how long the contiguous runs are, so P is built in one of two layouts:
 
-* many channels: ``im2col`` writes P row by row; its innermost loop copies one window row, the
-  KW pixels of which NHWC keeps next to each other with their C channels: a run of KW*C numbers.
+* many channels: P row by row; the innermost loop copies one window row, the KW pixels of which
+  NHWC keeps next to each other with their C channels: a run of KW*C numbers.
 * few channels (C <= 4: grayscale or RGB images going into a first layer): runs of 1 to 4 numbers
-  cost more in loop overhead than in copying, so ``im2col_transposed`` writes P^T (one row per
-  filter tap, copied along image rows) and ``_patches`` returns its transpose as a view. np.matmul
-  passes either memory order to BLAS as a flag, so the callers are the same for both.
+  cost more in loop overhead than in copying, so P^T is written (one row per filter tap, copied
+  along image rows). BLAS reads either memory order (a transpose flag), so the products are the same.
 
 ``conv2d_backprop_input`` always uses the row layout: few channels usually means a first layer,
 whose input gradient is never needed (its VJP skips it).
 
-All three run over the batch a few images at a time (``_chunks``), about 1 MB of patch matrix per
-chunk, so that the patches are still in the cache when BLAS reads them.
+All three run over the batch a few images at a time (a chunk: about 512 KB of patch matrix, so
+that the patches are still in the core's cache when BLAS reads them), and the threads share the
+chunks: each thread builds its chunk's patches, multiplies them on its own one-thread BLAS and
+finishes the chunk (``loops/conv.py`` has the loops and the measurements).
 
 Measured for the guide's CNN (batch 32, float32; layer 1 is 28x28x1 -> 26x26x16, layer 2 is
 26x26x16 -> 24x24x16), one thread, best of 25, milliseconds (OpenBLAS 0.3.31, Haswell kernels),
@@ -34,17 +35,14 @@ before chunking:
     layer 2 backprop_input         1.9    (matmul 1.2, col2im 0.7)
 
 so the matrix products are most of the time and the copies about a third; the few-channel layout
-made the first layer's two calls 3x faster. Chunking, measured on two threads in pairs (each
-call with and without it, alternately, 40 times): layer 2 conv2d 0.76-0.84x the time,
-backprop_input 0.57-0.84x, backprop_filter 0.87-1.0x; a whole training step 0.83-0.85x. Copying
-window rows as runs (rather than pixel by pixel) then took layer 2's im2col from 0.47 to 0.28 ms
-and col2im from 0.29 to 0.20 ms (one thread, 32 images).
+made the first layer's two calls 3x faster. Copying window rows as runs (rather than pixel by
+pixel) then took layer 2's im2col from 0.47 to 0.28 ms and col2im from 0.29 to 0.20 ms.
 
 Padding follows TensorFlow: "VALID" uses only full windows; "SAME" gives ceil(in / stride)
 outputs and pads ``pad_total = max((out - 1) * stride + k - in, 0)``, ``pad_total // 2`` before.
 
-The loops named here (``im2col``, ``col2im``, pooling, softmax and the cross-entropies) are in
-``loops/nn.py``; this module shapes their inputs and outputs and calls them.
+The loops are in ``loops/conv.py`` (convolutions) and ``loops/nn.py`` (pooling, softmax and the
+cross-entropies); this module shapes their inputs and outputs and calls them.
 """
 import numpy as np
 
@@ -53,7 +51,7 @@ from ..registry import register_kernel
 from . import loops
 from .broadcast import SMALL_SIZE, downcast, upcast
 from .thread_choice import kind_of
-from .threads import blas_called, blas_products, use_threads_for
+from .threads import chunk_workers, use_threads_for
 
 
 def _out_and_pad(size, k, stride, padding):
@@ -91,52 +89,43 @@ def bias_add(x, bias):
 
 
 # ----------------------------------------------------------------------------- convolution
-# Up to this many input channels the patch matrix is built transposed. Measured for conv2d plus
-# backprop_filter on 32 28x28 images: the transposed layout is 3.1x faster with 1 channel, 2.0x
-# with 2, 1.4x with 4, and 0.8x (slower) with 8.
-_FEW_CHANNELS = 4
-
-
-def _patches(x, k_hw, strides, padding):
-    """im2col: the (N*OH*OW, KH*KW*C) patch matrix of ``x``, one row per output pixel.
-
-    With few channels it is a transposed view of what im2col_transposed built. np.matmul hands
-    either memory order straight to BLAS (as a transpose flag), so callers need not care.
-    """
-    n, h, w, c = x.shape
-    (kh, kw), (sh, sw) = k_hw, strides
-    oh, ow, pt, pl = _geometry((h, w), k_hw, strides, padding)
-    x = np.ascontiguousarray(x)
-    use_threads_for(n * oh * ow * kh * kw * c, splits=n)
-    if c <= _FEW_CHANNELS:
-        col_t = np.empty((kh, kw, c, n, oh, ow), x.dtype)
-        loops.nn.im2col_transposed(x, sh, sw, pt, pl, col_t)
-        return col_t.reshape(kh * kw * c, n * oh * ow).T
-    col = np.empty((n, oh, ow, kh, kw, c), x.dtype)
-    loops.nn.im2col(x, sh, sw, pt, pl, col)
-    return col.reshape(n * oh * ow, kh * kw * c)
-
-
 # The batch is convolved a few images at a time, so that a chunk's patch matrix is still in the
 # CPU's cache when the matrix product reads it: built for the whole batch (10 MB for the guide's
 # second layer), it went out to memory and back, which on this machine cost as much as the
-# arithmetic. About 4 MB per chunk: with 1 MB (one core's L2 cache) the guide CNN's step ran
-# ~11 small products per convolution, and on two threads each one's hand-over between the BLAS and
-# numba threads cost more than the second core gave back (the step took 1.07x its one-thread
-# time). Measured in that step, in one process, alternating (ms, traced / eager):
-#   1 MB: 1 thread 6.35 / 6.89, 2 threads 6.73 / 7.33;  4 MB: 6.18 / 6.82, 5.46 / 6.23;
-#   16 MB (the whole batch): 6.42 / 7.44, 5.27 / 6.13.
-_CHUNK_BYTES = 4 << 20
+# arithmetic. The threads share the chunks (loops/conv.py), so a chunk fits in one core's L2 cache
+# (1-2 MB on current CPUs) with room for the filter and its output, and a batch makes at least
+# _MIN_CHUNKS of them, so that the threads get even shares. Measured on the guide CNN's training
+# step, two threads, in one process, alternating (ms, traced / eager): 1 MB and 4 chunks 4.41 /
+# 5.32 (layer 2: 11 chunks of 3 images, 5 for one thread and 6 for the other), 768 KB 3.92 / 4.94
+# (16 chunks of 2), 512 KB and 8 chunks 3.95-4.00 / 4.70, 256 KB 3.99 / 4.68, 2 MB 4.40 / 5.09.
+_CHUNK_BYTES = 1 << 19
+_MIN_CHUNKS = 8
 
 
-def _chunks(n_images, patch_bytes_per_image):
-    """Slices of the batch, each a few images whose patch matrix is about _CHUNK_BYTES."""
-    step = max(1, _CHUNK_BYTES // max(patch_bytes_per_image, 1))
-    return [slice(start, min(start + step, n_images)) for start in range(0, n_images, step)]
+def _images_per_chunk(n_images, patch_bytes_per_image):
+    """How many images make a chunk: about _CHUNK_BYTES of patch matrix, but small enough for the
+    batch to make _MIN_CHUNKS chunks to share (one image at least). It depends on the shapes alone,
+    never on the thread count: the filter gradient's sum is split by chunks (loops/conv.py)."""
+    by_bytes = _CHUNK_BYTES // max(patch_bytes_per_image, 1)
+    return max(1, min(by_bytes, -(-n_images // _MIN_CHUNKS)))
 
 
-def _patch_bytes(out_hw, k_hw, channels, dtype):
-    return out_hw[0] * out_hw[1] * k_hw[0] * k_hw[1] * channels * np.dtype(dtype).itemsize
+def _conv_plan(name, x_shape, w_shape, dtypes, strides, padding, kind_shapes):
+    """What the three convolution kernels share: the compute dtype (float16 computes in float32),
+    the geometry (OH, OW, pad_top, pad_left), images per chunk, the chunk count and the
+    ThreadChoice kind."""
+    compute = np.result_type(*[np.float32 if d == np.float16 else d for d in dtypes])
+    kh, kw, c, _ = w_shape
+    oh, ow, pt, pl = _geometry(x_shape[1:3], (kh, kw), strides, padding)
+    per_chunk = _images_per_chunk(x_shape[0], oh * ow * kh * kw * c * compute.itemsize)
+    chunks = -(-x_shape[0] // per_chunk)
+    return compute, (oh, ow, pt, pl), per_chunk, chunks, kind_of(name, *kind_shapes, strides, padding)
+
+
+def _buffers(workers, per_chunk, out_hw, w_shape, dtype):
+    """One patch-matrix buffer per worker, big enough for a chunk."""
+    kh, kw, c, _ = w_shape
+    return np.empty((workers, per_chunk * out_hw[0] * out_hw[1] * kh * kw * c), dtype)
 
 
 @register_kernel("conv2d", "cpu")
@@ -155,19 +144,21 @@ def fused_conv2d(x, w, bias, strides, padding, activation):
 
 def _convolve(x, w, strides, padding, bias=None, relu=False):
     dtype = x.dtype
-    x, w = upcast(x), upcast(w)
     kh, kw, c, f = w.shape
-    oh, ow, _, _ = _geometry(x.shape[1:3], (kh, kw), strides, padding)
-    w_matrix = w.reshape(kh * kw * c, f)
-    out = np.empty((x.shape[0], oh, ow, f), np.result_type(x, w))
-    with blas_products(kind_of("conv2d", x.shape, w.shape, strides, padding, relu)):
-        for images in _chunks(x.shape[0], _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
-            rows = out[images].reshape(-1, f)
-            np.matmul(_patches(x[images], (kh, kw), strides, padding), w_matrix, out=rows)
-            blas_called()
-            if bias is not None:
-                use_threads_for(rows.size, splits=rows.shape[0])
-                loops.nn.bias_relu_rows(rows, bias, relu)
+    compute, (oh, ow, pt, pl), per_chunk, chunks, kind = _conv_plan(
+        "conv2d", x.shape, w.shape, (x.dtype, w.dtype), strides, padding, (x.shape, w.shape, relu))
+    x = np.ascontiguousarray(x, compute)
+    w_matrix = np.ascontiguousarray(w, compute).reshape(kh * kw * c, f)
+    bias = np.zeros(0, compute) if bias is None else np.ascontiguousarray(bias, compute)
+    out = np.empty((x.shape[0], oh, ow, f), compute)
+    if out.size == 0 or w_matrix.size == 0:      # nothing to multiply (an empty batch, or C == 0)
+        out[...] = 0
+        if bias.size:
+            out[...] = np.maximum(bias, 0) if relu else bias
+    else:
+        with chunk_workers(kind, chunks) as workers:
+            loops.conv.forward(x, w_matrix, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
+                               _buffers(workers, per_chunk, (oh, ow), w.shape, compute), bias, relu, out)
     return downcast(out, dtype)
 
 
@@ -175,39 +166,41 @@ def _convolve(x, w, strides, padding, bias=None, relu=False):
 def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     """d conv2d / dx: dy (N, OH, OW, F), w (KH, KW, C, F) -> (N, H, W, C).
 
-    dP = dy @ w^T comes out row by row, so col2im reads the row layout whatever C is.
-    """
+    dP = dy @ w^T comes out row by row, so the fold back onto the input reads the row layout
+    whatever C is."""
     dtype = dy.dtype
-    dy, w = upcast(dy), upcast(w)
     kh, kw, c, f = w.shape
-    n, oh, ow, _ = dy.shape
-    input_shape = (n,) + tuple(input_shape[1:])   # the batch from dy: a graph may know it only now
-    w_matrix_t = w.reshape(kh * kw * c, f).T
-    _, _, pt, pl = _geometry(tuple(input_shape[1:3]), (kh, kw), strides, padding)
-    dx = np.zeros(tuple(input_shape), np.result_type(dy, w))
-    with blas_products(kind_of("conv2d_backprop_input", dy.shape, w.shape, strides, padding)):
-        for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, dx.dtype)):
-            dcol = dy[images].reshape(-1, f) @ w_matrix_t
-            blas_called()
-            dx_chunk = dx[images]
-            use_threads_for(dcol.size, splits=dx_chunk.shape[0])
-            loops.nn.col2im(dcol.reshape(dx_chunk.shape[0], oh, ow, kh, kw, c), strides[0], strides[1], pt, pl,
-                            dx_chunk)
+    input_shape = (dy.shape[0],) + tuple(input_shape[1:])   # the batch from dy: a graph may know it only now
+    compute, (_, _, pt, pl), per_chunk, chunks, kind = _conv_plan(
+        "conv2d_backprop_input", input_shape, w.shape, (dy.dtype, w.dtype), strides, padding, (dy.shape, w.shape))
+    dy = np.ascontiguousarray(dy, compute)
+    w_matrix_t = np.ascontiguousarray(w, compute).reshape(kh * kw * c, f).T
+    dx = np.empty(input_shape, compute)
+    if dy.size == 0 or dx.size == 0:
+        dx[...] = 0
+    else:
+        with chunk_workers(kind, chunks) as workers:
+            loops.conv.backprop_input(dy, w_matrix_t, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
+                                      _buffers(workers, per_chunk, dy.shape[1:3], w.shape, compute), dx)
     return downcast(dx, dtype)
 
 
 @register_kernel("conv2d_backprop_filter", "cpu")
 def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
-    """d conv2d / dw: x (N, H, W, C), dy (N, OH, OW, F) -> (KH, KW, C, F); the chunks' sum."""
+    """d conv2d / dw: x (N, H, W, C), dy (N, OH, OW, F) -> (KH, KW, C, F): each chunk's share,
+    added in chunk order."""
     dtype = x.dtype
-    x, dy = upcast(x), upcast(dy)
     kh, kw, c, f = filter_shape
-    n, oh, ow, _ = dy.shape
-    dw = np.zeros((kh * kw * c, f), np.result_type(x, dy))
-    with blas_products(kind_of("conv2d_backprop_filter", x.shape, dy.shape, strides, padding)):
-        for images in _chunks(n, _patch_bytes((oh, ow), (kh, kw), c, x.dtype)):
-            dw += _patches(x[images], (kh, kw), strides, padding).T @ dy[images].reshape(-1, f)
-            blas_called()
+    compute, (_, _, pt, pl), per_chunk, chunks, kind = _conv_plan(
+        "conv2d_backprop_filter", x.shape, filter_shape, (x.dtype, dy.dtype), strides, padding, (x.shape, dy.shape))
+    x = np.ascontiguousarray(x, compute)
+    dy = np.ascontiguousarray(dy, compute)
+    dw = np.zeros((kh * kw * c, f), compute)
+    if x.size and dy.size and dw.size:
+        with chunk_workers(kind, chunks) as workers:
+            loops.conv.backprop_filter(x, dy, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
+                                       _buffers(workers, per_chunk, dy.shape[1:3], filter_shape, compute),
+                                       np.empty((chunks, kh * kw * c, f), compute), dw)
     return downcast(dw.reshape(tuple(filter_shape)), dtype)
 
 

@@ -28,7 +28,7 @@ settings, 40 pairs, twice). Going higher, to 1e6 and more, also shortened the gu
 Right after a matrix product, even large loops run on one thread: OpenBLAS's worker threads keep
 spinning on their cores after each product (for up to 2**28 cycles, its default THREAD_TIMEOUT:
 about 0.1 s), waiting for the next one, and a numba thread woken next to them shares a core with
-a spinner. So the matmul and convolution kernels call ``blas_called()``, and for
+a spinner. So the matmul kernel calls ``blas_called()`` after a product on several BLAS threads, and for
 ``BLAS_SPIN_SECONDS`` after that ``use_threads_for`` answers 1; where a single NumPy call does the
 same work (a ufunc, reduce_max / reduce_min), the kernels hand it to NumPy then, whose one-thread
 SIMD loops are faster than ours on one thread. Measured in the guide's matmul loop (a (1000, 1000)
@@ -45,8 +45,15 @@ between threads, and every element is computed the same way on any of them.
 
 Some slowdowns leave no trace in ``/proc/stat``: on a virtual machine whose host core is busy
 with another machine, waking our second vCPU's thread can cost more than the work it was woken
-for. The matrix products and convolutions therefore time themselves (``blas_products``), and
-``thread_choice.py`` sends each kind of product to one BLAS thread while that was faster lately.
+for. The matrix products and convolutions therefore time themselves (``blas_products``,
+``chunk_workers``), and ``thread_choice.py`` sends each kind of product to one thread while that
+was faster lately.
+
+The convolutions run the BLAS inside their numba loop (``loops/conv.py``): the threads share the
+batch's chunks, and each calls a one-thread BLAS on its own chunk (``chunk_workers``). A product
+of one chunk is small, and when the BLAS's threads split each chunk's product instead, the
+hand-overs between them and numba's threads cost what the second core gave: the guide CNN's
+training step took 5.8 ms on two threads and 6.5 on one; with the chunks shared, 4.0 ms.
 
 numba's thread count is a setting of each Python thread, so the count last set is remembered per
 thread, and numba is called only when the wanted count differs from it (a call costs ~1 us).
@@ -121,6 +128,31 @@ def blas_products(kind=None):
     blas_called()
 
 
+@contextlib.contextmanager
+def chunk_workers(kind, chunks):
+    """Around a loop whose threads share ``chunks`` chunks of a batch and each call the BLAS on their
+    own (the convolutions, ``loops/conv.py``); gives how many threads (workers) the loop gets.
+
+    The count is what ``blas_products`` would give the BLAS (the free CPUs, or one thread while
+    this kind ran faster on one lately, ``thread_choice.py``), at most one per chunk. Several workers
+    each get a one-thread BLAS (two BLAS threads per worker would fight over the same cores); one
+    worker with a single chunk hands that chunk's product to the BLAS's own threads instead (one big
+    image, say). The call is timed for ``thread_choice.py``.
+    """
+    if chunks > 1:
+        count = _thread_choice.threads_for(kind, parallel_threads())
+        machine.set_blas_threads(1)
+    else:
+        count = blas_threads(kind)
+    workers = max(1, min(count, chunks))
+    _set_numba_threads(workers)
+    start = time.perf_counter()
+    yield workers
+    _thread_choice.took(kind, count, time.perf_counter() - start)
+    if workers == 1 and count > 1:
+        blas_called()
+
+
 def use_threads_for(size, splits=2):
     """Set numba's thread count for a loop over ``size`` elements; return that count.
 
@@ -130,11 +162,15 @@ def use_threads_for(size, splits=2):
     docstring).
     """
     wanted = parallel_threads() if size >= PARALLEL_SIZE and splits > 1 else 1
-    if getattr(_this_thread, "count", None) != wanted:
-        import numba   # here, not at the top: only a numba loop needs it (see loops/__init__.py)
-        numba.set_num_threads(wanted)
-        _this_thread.count = wanted
+    _set_numba_threads(wanted)
     return wanted
+
+
+def _set_numba_threads(count):
+    if getattr(_this_thread, "count", None) != count:
+        import numba   # here, not at the top: only a numba loop needs it (see loops/__init__.py)
+        numba.set_num_threads(count)
+        _this_thread.count = count
 
 
 def forget_thread_count():

@@ -1,4 +1,4 @@
-"""The numba loops behind the CPU kernels: ``elementwise``, ``reduce`` and ``nn``.
+"""The numba loops behind the CPU kernels: ``elementwise``, ``reduce``, ``nn`` and ``conv``.
 
 These modules, with ``vecmath`` (the vectorisable exp and tanh they share) and ``scalar`` and
 ``cpumath`` (the elementwise formulas of ``kernels/formulas.py`` compiled for the CPU), are the
@@ -19,7 +19,7 @@ import functools
 import importlib
 import os
 
-_FAMILIES = ("elementwise", "nn", "reduce")
+_FAMILIES = ("conv", "elementwise", "nn", "reduce")
 
 
 @functools.cache

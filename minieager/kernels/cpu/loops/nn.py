@@ -1,10 +1,8 @@
-"""Neural-network loops: bias_add, im2col and col2im for convolution, pooling, softmax, cross-entropy.
+"""Neural-network loops: bias_add, pooling, softmax, cross-entropy (the convolutions are in conv.py).
 
-``nn.py``, one folder up, explains the convolution's layouts and chunking and calls these.
 All loops run ``prange`` over the batch (or the rows): each image is written by one thread, so
-the ``+=`` of ``col2im`` and of the pooling gradients never races. Padded positions are never
-read: im2col writes 0 there, and pooling windows are clipped to the input (max ignores them,
-avg divides by the number of real elements, as TF does).
+the ``+=`` of the pooling gradients never races. Pooling windows are clipped to the input (max
+ignores the padding, avg divides by the number of real elements, as TF does).
 
 The softmax family computes in float64 and calls ``vexp``, a polynomial: compiled with
 ``fastmath={"contract"}``, each of its multiply-adds is one FMA instruction (see vecmath.py).
@@ -12,7 +10,6 @@ The softmax family computes in float64 and calls ``vexp``, a polynomial: compile
 import numpy as np
 from numba import njit, prange
 
-from . import scalar
 from .vecmath import vexp
 
 _kernel = njit(parallel=True, cache=True, error_model="numpy")
@@ -27,103 +24,6 @@ def bias_add_rows(x, bias, out):
     for r in prange(rows):
         for c in range(channels):
             out[r, c] = x[r, c] + bias[c]
-
-
-def bias_relu_rows(x, bias, relu):
-    """In place: x[r, c] += bias[c], then relu if asked. The epilogue of graph mode's fused_conv2d,
-    with bias_add's and relu's own formulas, so it rounds as those two ops do one after the other."""
-    rows, channels = x.shape
-    for r in prange(rows):
-        for c in range(channels):
-            v = scalar.add(x[r, c], bias[c])
-            x[r, c] = scalar.relu(v) if relu else v
-
-
-# It inlines two formulas: named with their digest, as the elementwise loops are, so that numba's
-# disk cache compiles it again when a formula changes (see scalar.py).
-bias_relu_rows.__qualname__ = f"bias_relu_rows_{scalar.DIGEST}"
-bias_relu_rows = _kernel(bias_relu_rows)
-
-
-# ----------------------------------------------------------------------------- convolution
-@_kernel
-def im2col(x, sh, sw, pt, pl, col):
-    """col[n, i, j, di, dj, c] = x[n, i*sh + di - pt, j*sw + dj - pl, c], or 0 in the padding.
-
-    The patch matrix row by row. In NHWC the KW pixels of one window row lie side by side, each
-    with its C channels, so inside the image each (di) row of a patch is one contiguous run of
-    KW*C numbers, copied by one simple loop. Only windows that overlap the padding go number by
-    number. (The test ``0 <= x0`` also tells LLVM that the indices are not negative, so it drops
-    numba's negative-index wraparound and vectorises the copy: 1.6-1.9x faster than number by number.)
-    """
-    n_img, h, w, n_c = x.shape
-    _, oh, ow, kh, kw, _ = col.shape
-    rows = x.reshape(n_img, h, w * n_c)                  # one image row: w pixels x C channels
-    runs = col.reshape(n_img, oh, ow, kh, kw * n_c)      # one window row: kw pixels x C channels
-    for n in prange(n_img):
-        for i in range(oh):
-            for j in range(ow):
-                x0 = j * sw - pl                         # the window's first column
-                for di in range(kh):
-                    y = i * sh + di - pt
-                    if 0 <= y < h and 0 <= x0 and x0 + kw <= w:   # the whole window row is inside
-                        for t in range(kw * n_c):
-                            runs[n, i, j, di, t] = rows[n, y, x0 * n_c + t]
-                        continue
-                    for dj in range(kw):                 # at the border: 0 in the padding
-                        xx = x0 + dj
-                        inside = 0 <= y < h and 0 <= xx < w
-                        for c in range(n_c):
-                            col[n, i, j, di, dj, c] = x[n, y, xx, c] if inside else 0
-
-
-@_kernel
-def im2col_transposed(x, sh, sw, pt, pl, col_t):
-    """col_t[di, dj, c, n, i, j] = x[n, i*sh + di - pt, j*sw + dj - pl, c], or 0 in the padding.
-
-    The same numbers as im2col, transposed: one row per filter tap (di, dj, c), holding that tap's
-    input value for every output pixel. The innermost loop walks along an image row, so with one
-    channel it is a long unit-stride copy instead of im2col's one-number runs.
-    """
-    n_img, h, w, n_c = x.shape
-    kh, kw, _, _, oh, ow = col_t.shape
-    for n in prange(n_img):
-        for di in range(kh):
-            for dj in range(kw):
-                for c in range(n_c):
-                    for i in range(oh):
-                        y = i * sh + di - pt
-                        for j in range(ow):
-                            xx = j * sw + dj - pl
-                            inside = 0 <= y < h and 0 <= xx < w
-                            col_t[di, dj, c, n, i, j] = x[n, y, xx, c] if inside else 0
-
-
-@_kernel
-def col2im(col, sh, sw, pt, pl, dx):
-    """The adjoint of im2col: add every patch entry back onto the input position it came from.
-
-    Run by run where the window row is inside the image, as im2col copies them.
-    """
-    n_img, h, w, n_c = dx.shape
-    _, oh, ow, kh, kw, _ = col.shape
-    rows = dx.reshape(n_img, h, w * n_c)
-    runs = col.reshape(n_img, oh, ow, kh, kw * n_c)
-    for n in prange(n_img):
-        for i in range(oh):
-            for j in range(ow):
-                x0 = j * sw - pl
-                for di in range(kh):
-                    y = i * sh + di - pt
-                    if 0 <= y < h and 0 <= x0 and x0 + kw <= w:
-                        for t in range(kw * n_c):
-                            rows[n, y, x0 * n_c + t] += runs[n, i, j, di, t]
-                        continue
-                    for dj in range(kw):
-                        xx = x0 + dj
-                        if 0 <= y < h and 0 <= xx < w:
-                            for c in range(n_c):
-                                dx[n, y, xx, c] += col[n, i, j, di, dj, c]
 
 
 # ----------------------------------------------------------------------------- pooling
