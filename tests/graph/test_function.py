@@ -28,6 +28,34 @@ def test_traces_once_per_signature():
     assert f.experimental_get_tracing_count() == 4
 
 
+def test_a_repeated_call_with_tensors_of_the_same_types_skips_the_signature(monkeypatch):
+    """The fast path of a call: plain tensors with the shapes and dtypes of an earlier call run that
+    call's trace without building the signature; anything else (a new shape, a Variable, a keyword)
+    still goes through it, and traces when it must."""
+    @me.function
+    def f(x, y):
+        return x * y
+
+    a, b = me.constant([1.0, 2.0]), me.constant([3.0, 4.0])
+    f(a, b)                                                        # signature built, trace kept
+    built = []
+    general = type(f)._concrete_for
+    monkeypatch.setattr(type(f), "_concrete_for", lambda self, *args: built.append(1) or general(self, *args))
+    np.testing.assert_allclose(f(b, a).numpy(), [3.0, 8.0])
+    assert built == [] and f.experimental_get_tracing_count() == 1
+    np.testing.assert_allclose(f(a, me.constant([5.0, 6.0, 7.0])[:2]).numpy(), [5.0, 12.0])   # a view: same types
+    assert built == []
+    f(me.constant([1.0, 2.0], dtype=me.float64), b.numpy().astype(np.float64))   # a new dtype, an array
+    f(me.constant([1.0, 2.0, 3.0]), me.constant(2.0))                           # new shapes
+    assert built == [1, 1] and f.experimental_get_tracing_count() == 3
+    v = me.Variable([1.0, 1.0])
+    np.testing.assert_allclose(f(v, b).numpy(), [3.0, 4.0])        # a Variable: keyed by its identity
+    np.testing.assert_allclose(f(a, y=b).numpy(), [3.0, 8.0])      # a keyword
+    assert built == [1, 1, 1, 1]
+    np.testing.assert_allclose(f(me.constant([2.0, 2.0, 2.0]), me.constant(3.0)).numpy(), [6.0, 6.0, 6.0])
+    assert built == [1, 1, 1, 1]                                   # the second shape's trace, fast too
+
+
 def test_listing_names_arguments_and_is_stable():
     def g(x, y):
         return me.reduce_sum(me.tanh(x @ y) * 2.0, axis=1)
