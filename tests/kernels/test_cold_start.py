@@ -11,9 +11,9 @@ import nbclient
 import nbformat
 import pytest
 
-NOTICE = "minieager: compiling the nn loops for float32 (im2col), once"
+NOTICE = "minieager: compiling the conv loops for float32 (forward), once"
 
-# A convolution compiles its patch-copy loop for several seconds, far past the notice's delay.
+# A convolution compiles its loop (patches, product, bias) for several seconds, far past the notice's delay.
 CONV_CELL = """\
 import minieager as me
 x = me.random.normal([8, 12, 12, 8], seed=0)

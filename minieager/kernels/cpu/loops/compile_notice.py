@@ -41,7 +41,7 @@ def _dtype_name(args):
 
 
 class CompileNotice(event.Listener):
-    """Prints ``compiling the nn loops for float32 (im2col), once; ...`` when a compile runs long.
+    """Prints ``compiling the conv loops for float32 (forward), once; ...`` when a compile runs long.
 
     It names what numba is compiling (the loop and its module), not the op that called it: the
     kernels sit below the ops and know nothing of them. One line per module and dtype, since the
