@@ -160,3 +160,18 @@ def test_a_convolution_shares_its_chunks_between_threads_unless_one_ran_faster(k
     again = get_kernel(kernel, "cpu")(*inputs)
     assert counts == [1, 1] and threads._this_thread.count == 1 and choice.using(kind) == 1
     np.testing.assert_array_equal(again, first)
+
+
+@pytest.mark.parametrize("kernel,args", conv_cases(images=4))
+def test_chunks_too_big_for_two_buffers_run_on_one_worker_with_the_blas_threads(kernel, args, timed_products,
+                                                                                 monkeypatch):
+    """One image's patches bigger than half of BUFFERS_BYTES (a big image): one worker takes the
+    chunks one by one and the BLAS's threads share each product, as before the threads shared chunks."""
+    from minieager.kernels.registry import get_kernel
+    choice, counts = timed_products
+    monkeypatch.setattr(threads, "BUFFERS_BYTES", 100_000)        # one image's patches (18x18 pixels x 144): 186,624 bytes
+    inputs = args(np.random.default_rng(0))
+    got = get_kernel(kernel, "cpu")(*inputs)
+    assert counts == [2] and threads._this_thread.count == 1
+    monkeypatch.undo()
+    np.testing.assert_allclose(got, get_kernel(kernel, "cpu")(*inputs), rtol=1e-5, atol=1e-4)

@@ -122,10 +122,10 @@ def _conv_plan(name, x_shape, w_shape, dtypes, strides, padding, kind_shapes):
     return compute, (oh, ow, pt, pl), per_chunk, chunks, kind_of(name, *kind_shapes, strides, padding)
 
 
-def _buffers(workers, per_chunk, out_hw, w_shape, dtype):
-    """One patch-matrix buffer per worker, big enough for a chunk."""
+def _buffer_size(per_chunk, out_hw, w_shape):
+    """The numbers in one chunk's patch matrix (a worker's buffer)."""
     kh, kw, c, _ = w_shape
-    return np.empty((workers, per_chunk * out_hw[0] * out_hw[1] * kh * kw * c), dtype)
+    return per_chunk * out_hw[0] * out_hw[1] * kh * kw * c
 
 
 @register_kernel("conv2d", "cpu")
@@ -156,9 +156,10 @@ def _convolve(x, w, strides, padding, bias=None, relu=False):
         if bias.size:
             out[...] = np.maximum(bias, 0) if relu else bias
     else:
-        with chunk_workers(kind, chunks) as workers:
+        size = _buffer_size(per_chunk, (oh, ow), w.shape)
+        with chunk_workers(kind, chunks, size * compute.itemsize) as workers:
             loops.conv.forward(x, w_matrix, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
-                               _buffers(workers, per_chunk, (oh, ow), w.shape, compute), bias, relu, out)
+                               np.empty((workers, size), compute), bias, relu, out)
     return downcast(out, dtype)
 
 
@@ -179,9 +180,10 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     if dy.size == 0 or dx.size == 0:
         dx[...] = 0
     else:
-        with chunk_workers(kind, chunks) as workers:
+        size = _buffer_size(per_chunk, dy.shape[1:3], w.shape)
+        with chunk_workers(kind, chunks, size * compute.itemsize) as workers:
             loops.conv.backprop_input(dy, w_matrix_t, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
-                                      _buffers(workers, per_chunk, dy.shape[1:3], w.shape, compute), dx)
+                                      np.empty((workers, size), compute), dx)
     return downcast(dx, dtype)
 
 
@@ -197,10 +199,10 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     dy = np.ascontiguousarray(dy, compute)
     dw = np.zeros((kh * kw * c, f), compute)
     if x.size and dy.size and dw.size:
-        with chunk_workers(kind, chunks) as workers:
+        size = _buffer_size(per_chunk, dy.shape[1:3], filter_shape)
+        with chunk_workers(kind, chunks, size * compute.itemsize) as workers:
             loops.conv.backprop_filter(x, dy, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
-                                       _buffers(workers, per_chunk, dy.shape[1:3], filter_shape, compute),
-                                       np.empty((chunks, kh * kw * c, f), compute), dw)
+                                       np.empty((workers, size), compute), np.empty((chunks, kh * kw * c, f), compute), dw)
     return downcast(dw.reshape(tuple(filter_shape)), dtype)
 
 

@@ -68,6 +68,7 @@ from .thread_choice import ThreadChoice
 
 PARALLEL_SIZE = 1 << 19   # 524,288 elements: 2 MB of float32
 BLAS_SPIN_SECONDS = 0.1   # how long after a BLAS call its threads may still be spinning
+BUFFERS_BYTES = 64 << 20  # the most memory chunk_workers' workers may hold in buffers together
 
 _this_thread = threading.local()   # .count: what this module last gave numba.set_num_threads here
 _blas_spins_until = 0.0            # perf_counter() time until which BLAS threads may be spinning
@@ -129,22 +130,25 @@ def blas_products(kind=None):
 
 
 @contextlib.contextmanager
-def chunk_workers(kind, chunks):
+def chunk_workers(kind, chunks, buffer_bytes):
     """Around a loop whose threads share ``chunks`` chunks of a batch and each call the BLAS on their
-    own (the convolutions, ``loops/conv.py``); gives how many threads (workers) the loop gets.
+    own (the convolutions, ``loops/conv.py``); gives how many threads (workers) the loop gets. Each
+    worker needs a buffer of ``buffer_bytes``.
 
     The count is what ``blas_products`` would give the BLAS (the free CPUs, or one thread while
-    this kind ran faster on one lately, ``thread_choice.py``), at most one per chunk. Several workers
-    each get a one-thread BLAS (two BLAS threads per worker would fight over the same cores); one
-    worker with a single chunk hands that chunk's product to the BLAS's own threads instead (one big
-    image, say). The call is timed for ``thread_choice.py``.
+    this kind ran faster on one lately, ``thread_choice.py``), at most one per chunk, and no more
+    than ``BUFFERS_BYTES`` of buffers allow. Several workers each get a one-thread BLAS (two BLAS
+    threads per worker would fight over the same cores). With a single chunk, or chunks so big
+    that two buffers would not fit (one big image), one worker runs them and the BLAS's own threads
+    share each product, as for a matmul. The call is timed for ``thread_choice.py``.
     """
-    if chunks > 1:
+    if chunks > 1 and 2 * buffer_bytes <= BUFFERS_BYTES:
         count = _thread_choice.threads_for(kind, parallel_threads())
+        workers = min(count, chunks, BUFFERS_BYTES // buffer_bytes)
         machine.set_blas_threads(1)
     else:
         count = blas_threads(kind)
-    workers = max(1, min(count, chunks))
+        workers = 1
     _set_numba_threads(workers)
     start = time.perf_counter()
     yield workers
