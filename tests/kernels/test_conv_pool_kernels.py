@@ -299,3 +299,19 @@ def test_max_pool_nan_wins_and_gets_the_gradient():
     assert dx[0, 0, 1, 0] == dy[0, 0, 0, 0] and dx[0, 1, 1, 0] == 0 and dx[0, 0, 0, 0] == 0   # the first nan
     assert dx[0, 2, 3, 1] == dy[0, 1, 1, 1]
     np.testing.assert_allclose(dx.sum(axis=(1, 2)), dy.sum(axis=(1, 2)))   # every dy lands somewhere once
+
+
+@pytest.mark.parametrize("name,args,message", [
+    ("conv2d", (np.ones((2, 5, 5, 3)), np.ones((3, 3, 4, 2))),
+     "conv2d: the filter must have shape (3, 3, 3, 2) for these inputs, got (3, 3, 4, 2)."),
+    ("conv2d_backprop_input", (np.ones((2, 3, 4, 2)), np.ones((3, 3, 3, 2)), (2, 5, 5, 3)),
+     "conv2d_backprop_input: dy must have shape (2, 3, 3, 2) for these inputs, got (2, 3, 4, 2)."),
+    ("conv2d_backprop_filter", (np.ones((2, 5, 5, 3)), np.ones((1, 3, 3, 2)), (3, 3, 3, 2)),
+     "conv2d_backprop_filter: dy must have shape (2, 3, 3, 2) for these inputs, got (1, 3, 3, 2)."),
+], ids=["conv2d", "backprop_input", "backprop_filter"])
+def test_the_conv_kernels_check_their_shapes_before_the_loops_run(name, args, message):
+    """The loops index by the shapes they are given; a kernel called with mismatched ones refuses."""
+    from minieager.errors import InvalidArgumentError
+    with pytest.raises(InvalidArgumentError) as info:
+        kernel(name)(*args, strides=(1, 1), padding="VALID")
+    assert str(info.value) == message

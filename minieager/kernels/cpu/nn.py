@@ -122,6 +122,12 @@ def _conv_plan(name, x_shape, w_shape, dtypes, strides, padding, kind_shapes):
     return compute, (oh, ow, pt, pl), per_chunk, chunks, kind_of(name, *kind_shapes, strides, padding)
 
 
+def _check_shape(kernel, what, got, want):
+    """The loops trust their shapes (a wrong one would index past an array): checked before each call."""
+    if tuple(got) != tuple(want):
+        raise InvalidArgumentError(f"{kernel}: {what} must have shape {tuple(want)} for these inputs, got {tuple(got)}.")
+
+
 def _buffer_size(per_chunk, out_hw, w_shape):
     """The numbers in one chunk's patch matrix (a worker's buffer)."""
     kh, kw, c, _ = w_shape
@@ -147,6 +153,7 @@ def _convolve(x, w, strides, padding, bias=None, relu=False):
     kh, kw, c, f = w.shape
     compute, (oh, ow, pt, pl), per_chunk, chunks, kind = _conv_plan(
         "conv2d", x.shape, w.shape, (x.dtype, w.dtype), strides, padding, (x.shape, w.shape, relu))
+    _check_shape("conv2d", "the filter", w.shape, (kh, kw, x.shape[3], f))
     x = np.ascontiguousarray(x, compute)
     w_matrix = np.ascontiguousarray(w, compute).reshape(kh * kw * c, f)
     bias = np.zeros(0, compute) if bias is None else np.ascontiguousarray(bias, compute)
@@ -172,8 +179,10 @@ def conv2d_backprop_input(dy, w, input_shape, strides, padding):
     dtype = dy.dtype
     kh, kw, c, f = w.shape
     input_shape = (dy.shape[0],) + tuple(input_shape[1:])   # the batch from dy: a graph may know it only now
-    compute, (_, _, pt, pl), per_chunk, chunks, kind = _conv_plan(
+    compute, (oh, ow, pt, pl), per_chunk, chunks, kind = _conv_plan(
         "conv2d_backprop_input", input_shape, w.shape, (dy.dtype, w.dtype), strides, padding, (dy.shape, w.shape))
+    _check_shape("conv2d_backprop_input", "dy", dy.shape, (input_shape[0], oh, ow, f))
+    _check_shape("conv2d_backprop_input", "the filter", w.shape, (kh, kw, input_shape[3], f))
     dy = np.ascontiguousarray(dy, compute)
     w_matrix_t = np.ascontiguousarray(w, compute).reshape(kh * kw * c, f).T
     dx = np.empty(input_shape, compute)
@@ -193,8 +202,10 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     added in chunk order."""
     dtype = x.dtype
     kh, kw, c, f = filter_shape
-    compute, (_, _, pt, pl), per_chunk, chunks, kind = _conv_plan(
+    compute, (oh, ow, pt, pl), per_chunk, chunks, kind = _conv_plan(
         "conv2d_backprop_filter", x.shape, filter_shape, (x.dtype, dy.dtype), strides, padding, (x.shape, dy.shape))
+    _check_shape("conv2d_backprop_filter", "dy", dy.shape, (x.shape[0], oh, ow, f))
+    _check_shape("conv2d_backprop_filter", "filter_shape", filter_shape, (kh, kw, x.shape[3], f))
     x = np.ascontiguousarray(x, compute)
     dy = np.ascontiguousarray(dy, compute)
     dw = np.zeros((kh * kw * c, f), compute)
