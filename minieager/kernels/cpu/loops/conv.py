@@ -19,6 +19,8 @@ the filter gradient 1.0 ms against 1.6-2.1 ms (bench/RESULTS.md has the step).
 
 The results do not depend on the thread count: every chunk is one product on one BLAS thread,
 the chunks are the same on any count, and the filter gradient's shares are added in one order.
+(One exception, as for any matmul: when a single worker runs, for one image or images too big for
+two buffers, the BLAS's own threads share each product; ``threads.chunk_workers`` says when.)
 
 Two layouts of the patch matrix (``nn.py`` says why): row by row (``patch_rows``), and for inputs
 with few channels transposed, one row per filter tap (``patch_columns``); ``np.dot`` reads either.
