@@ -164,6 +164,13 @@ def test_conv2d_over_the_batch_in_chunks(xs, ws, images_per_chunk, monkeypatch):
         np.testing.assert_allclose(got, want, **TOL[np.float64])
 
 
+def test_the_filter_gradient_has_a_share_per_chunk_while_the_shares_are_small():
+    assert cpu_nn._share_groups(32, 9216) == 32                            # the guide's second layer
+    assert cpu_nn._share_groups(32, cpu_nn._SHARES_BYTES // 4) == 4
+    assert cpu_nn._share_groups(32, 3 * cpu_nn._SHARES_BYTES) == 1          # a big filter: one group
+    assert cpu_nn._share_groups(1, 1) == 1
+
+
 def test_a_chunk_is_about_chunk_bytes_and_the_batch_makes_enough_of_them():
     per_image = cpu_nn._CHUNK_BYTES // 3
     assert cpu_nn._images_per_chunk(1000, per_image) == 3                 # by the bytes
@@ -174,17 +181,18 @@ def test_a_chunk_is_about_chunk_bytes_and_the_batch_makes_enough_of_them():
     assert cpu_nn._images_per_chunk(1, 1) == 1
 
 
+@pytest.mark.parametrize("groups", [4, 2])              # the filter gradient: a share per chunk, or per two
 @pytest.mark.parametrize("channels", [1, 16])            # the transposed and the row layout
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_convolution_loops_give_the_same_bits_on_any_worker_count(channels, dtype):
-    """Each chunk is one product on one BLAS thread and the filter gradient's shares are added in
-    chunk order, so 1, 2 or 3 workers (and so any thread count) compute the same bits."""
+def test_the_convolution_loops_give_the_same_bits_on_any_worker_count(channels, dtype, groups):
+    """Each chunk is one product on one BLAS thread and the filter gradient's groups of chunks are
+    summed in order, so 1, 2 or 3 workers (and so any thread count) compute the same bits."""
     xs, ws, (sh, sw), (pt, pl) = (7, 9, 8, channels), (3, 3, channels, 5), (2, 1), (1, 1)
     x, w = RNG.uniform(-1, 1, xs).astype(dtype), RNG.uniform(-1, 1, ws).astype(dtype)
     oh, ow, _, _ = cpu_nn._geometry(xs[1:3], ws[:2], (sh, sw), "SAME")
     dy = RNG.uniform(-1, 1, (xs[0], oh, ow, ws[3])).astype(dtype)
     bias = RNG.uniform(-1, 1, ws[3]).astype(dtype)
-    per_chunk, chunks, k = 2, 4, 9 * channels
+    per_chunk, k = 2, 9 * channels                        # 7 images: 4 chunks
     results = []
     for workers in (1, 2, 3):
         buffers = np.full((workers, per_chunk * oh * ow * k), np.nan, dtype)   # no stale number may leak through
@@ -194,7 +202,7 @@ def test_the_convolution_loops_give_the_same_bits_on_any_worker_count(channels, 
         loops.conv.backprop_input(dy, w.reshape(k, -1).T, 3, 3, sh, sw, pt, pl, per_chunk, buffers, dx)
         dw = np.empty((k, ws[3]), dtype)
         loops.conv.backprop_filter(x, dy, 3, 3, sh, sw, pt, pl, per_chunk, buffers,
-                                   np.empty((chunks, k, ws[3]), dtype), dw)
+                                   np.full((groups, k, ws[3]), np.nan, dtype), dw)
         results.append((y, dx, dw))
     want_y, want_dx, want_dw = conv_reference(x, w, dy, (sh, sw), "SAME")
     np.testing.assert_allclose(results[0][0], np.maximum(want_y + bias, 0), **TOL[dtype])

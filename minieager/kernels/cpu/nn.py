@@ -128,6 +128,17 @@ def _check_shape(kernel, what, got, want):
         raise InvalidArgumentError(f"{kernel}: {what} must have shape {tuple(want)} for these inputs, got {tuple(got)}.")
 
 
+# The filter gradient is summed in groups of chunks, one share of the gradient per group
+# (loops/conv.py): at most this many bytes of shares. A big filter (3x3x512x512: 9.4 MB) makes one
+# group, whose products the BLAS's threads share; the guide's (3x3x16x16: 9 KB) one group per chunk.
+_SHARES_BYTES = 16 << 20
+
+
+def _share_groups(chunks, share_bytes):
+    """How many groups of chunks the filter gradient is summed in (it depends on the shapes alone)."""
+    return max(1, min(chunks, _SHARES_BYTES // share_bytes))
+
+
 def _buffer_size(per_chunk, out_hw, w_shape):
     """The numbers in one chunk's patch matrix (a worker's buffer)."""
     kh, kw, c, _ = w_shape
@@ -210,10 +221,11 @@ def conv2d_backprop_filter(x, dy, filter_shape, strides, padding):
     dy = np.ascontiguousarray(dy, compute)
     dw = np.zeros((kh * kw * c, f), compute)
     if x.size and dy.size and dw.size:
+        groups = _share_groups(chunks, dw.nbytes)
         size = _buffer_size(per_chunk, dy.shape[1:3], filter_shape)
-        with chunk_workers(kind, chunks, size * compute.itemsize) as workers:
+        with chunk_workers(kind, groups, size * compute.itemsize) as workers:
             loops.conv.backprop_filter(x, dy, kh, kw, strides[0], strides[1], pt, pl, per_chunk,
-                                       np.empty((workers, size), compute), np.empty((chunks, kh * kw * c, f), compute), dw)
+                                       np.empty((workers, size), compute), np.empty((groups,) + dw.shape, compute), dw)
     return downcast(dw.reshape(tuple(filter_shape)), dtype)
 
 

@@ -8,8 +8,8 @@ thread a run of consecutive chunks (``prange`` over the workers). For each of it
 2. multiplies it by the filter with ``np.dot``, which calls the BLAS (SciPy's, on this thread:
    the caller sets the BLAS to one thread), while the patches are still in this core's cache,
 3. finishes the chunk: bias and relu (``forward``), folding the patch gradient back onto the
-   input (``backprop_input``), or keeping the chunk's share of the filter gradient
-   (``backprop_filter``, whose shares are added in chunk order after the threads are done).
+   input (``backprop_input``), or adding the chunk's product to its group's share of the filter
+   gradient (``backprop_filter``, whose shares are added in order after the threads are done).
 
 Why not the BLAS's own threads? A product of one chunk is small, and on two threads the BLAS
 and numba handed each chunk's work back and forth: the guide CNN's training step ran about as
@@ -18,7 +18,8 @@ on two threads (the guide's second layer, batch 32): the forward pass 0.68 ms ag
 the filter gradient 1.0 ms against 1.6-2.1 ms (bench/RESULTS.md has the step).
 
 The results do not depend on the thread count: every chunk is one product on one BLAS thread,
-the chunks are the same on any count, and the filter gradient's shares are added in one order.
+the chunks (and the filter gradient's groups of chunks) are the same on any count, and the sums
+are made in one order.
 (One exception, as for any matmul: when a single worker runs, for one image or images too big for
 two buffers, the BLAS's own threads share each product; ``threads.chunk_workers`` says when.)
 
@@ -45,7 +46,7 @@ FEW_CHANNELS = 4
 
 @njit(inline="always")
 def _chunks_of(worker, workers, n_chunks):
-    """The run of chunks ``worker`` takes: [first, stop)."""
+    """The run of chunks (or groups) ``worker`` of ``workers`` takes: [first, stop)."""
     return worker * n_chunks // workers, (worker + 1) * n_chunks // workers
 
 
@@ -186,31 +187,42 @@ def backprop_input(dy, w_matrix_t, kh, kw, sh, sw, pt, pl, per_chunk, buffers, d
 
 @_kernel
 def backprop_filter(x, dy, kh, kw, sh, sw, pt, pl, per_chunk, buffers, shares, dw):
-    """dw (KH*KW*C, F) = x's patch matrix^T @ dy: each chunk's product goes to ``shares[chunk]``,
-    and after the threads are done the shares are added in chunk order (the same bits on any count)."""
+    """dw (KH*KW*C, F) = x's patch matrix^T @ dy. The chunks are split into ``len(shares)`` groups
+    of consecutive chunks; each group's products are added up, in chunk order, in ``shares[group]``
+    by the thread that takes the group, and after the threads are done the shares are added in
+    group order. The groups depend on the shapes alone, so the bits are the same on any count."""
     n_img, _, _, n_c = x.shape
     _, oh, ow, f = dy.shape
     k, pixels = kh * kw * n_c, oh * ow
     dy_rows = dy.reshape(n_img * pixels, f)
-    n_chunks = shares.shape[0]
+    n_chunks = (n_img + per_chunk - 1) // per_chunk
+    n_groups = shares.shape[0]
     workers = buffers.shape[0]
     for worker in prange(workers):
-        first_chunk, stop_chunk = _chunks_of(worker, workers, n_chunks)
-        for chunk in range(first_chunk, stop_chunk):
-            first, last = chunk * per_chunk, min(chunk * per_chunk + per_chunk, n_img)
-            m = (last - first) * pixels
-            if n_c <= FEW_CHANNELS:
-                col_t = buffers[worker, :k * m].reshape(k, m)
-                patch_columns(x, first, last, sh, sw, pt, pl, kh, kw, oh, ow, col_t)
-                np.dot(col_t, dy_rows[first * pixels:last * pixels], shares[chunk])
-            else:
-                col = buffers[worker, :m * k].reshape(m, k)
-                patch_rows(x, first, last, sh, sw, pt, pl, kh, kw, oh, ow, col)
-                np.dot(col.T, dy_rows[first * pixels:last * pixels], shares[chunk])
+        product = np.empty((k, f), dw.dtype)
+        first_group, stop_group = _chunks_of(worker, workers, n_groups)
+        for group in range(first_group, stop_group):
+            first_chunk, stop_chunk = _chunks_of(group, n_groups, n_chunks)
+            for chunk in range(first_chunk, stop_chunk):
+                first, last = chunk * per_chunk, min(chunk * per_chunk + per_chunk, n_img)
+                m = (last - first) * pixels
+                into = shares[group] if chunk == first_chunk else product
+                if n_c <= FEW_CHANNELS:
+                    col_t = buffers[worker, :k * m].reshape(k, m)
+                    patch_columns(x, first, last, sh, sw, pt, pl, kh, kw, oh, ow, col_t)
+                    np.dot(col_t, dy_rows[first * pixels:last * pixels], into)
+                else:
+                    col = buffers[worker, :m * k].reshape(m, k)
+                    patch_rows(x, first, last, sh, sw, pt, pl, kh, kw, oh, ow, col)
+                    np.dot(col.T, dy_rows[first * pixels:last * pixels], into)
+                if chunk != first_chunk:
+                    for a in range(k):
+                        for b in range(f):
+                            shares[group, a, b] += product[a, b]
     for a in range(k):
         for b in range(f):
             dw[a, b] = shares[0, a, b]
-    for chunk in range(1, n_chunks):
+    for group in range(1, n_groups):
         for a in range(k):
             for b in range(f):
-                dw[a, b] += shares[chunk, a, b]
+                dw[a, b] += shares[group, a, b]
