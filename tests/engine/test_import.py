@@ -49,7 +49,7 @@ seen["loops"] = sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith(
 print(json.dumps(seen))
 """)
     assert report == {"import": False, "tiny ops and their gradient": False, "a relu loop": True,
-                      "loops": ["compile_notice", "cpumath", "elementwise", "scalar", "vecmath"]}
+                      "loops": ["compile_notice", "cpumath", "elementwise", "interleave", "scalar", "vecmath"]}
 
 
 def test_import_does_not_pull_in_jupyter():

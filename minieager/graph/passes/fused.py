@@ -178,10 +178,11 @@ def load(source):
     The file is named by a hash of the source and of the formulas it calls
     (``loops.formulas_digest``): numba's cache checks only this file, so after an edit to a
     formula the kernel gets a new file and is compiled again."""
-    from ...kernels.cpu.loops import formulas_digest
+    from ...kernels.cpu.loops import formulas_digest, interleave
     digest = hashlib.sha1((formulas_digest() + source).encode()).hexdigest()[:16]
     if digest in _loaded:
         return _loaded[digest]
+    interleave.install()               # two vectors per iteration, as the elementwise loops (interleave.py)
     try:
         path = _write_once(source_dir(), digest, source)
     except OSError:                    # a read-only home: a temporary folder (compiled again per machine boot)

@@ -13,7 +13,8 @@ tiny tensor (every example of the first notebooks) is computed by NumPy and neve
 loop. So a session that only adds and multiplies small tensors never pays for numba; the first
 loop that runs pays for it once, and then loads its compiled code from numba's disk cache.
 On a fresh machine nothing is in that cache yet: inside a notebook, ``compile_notice`` then says
-which kernels are compiling, so that the cell does not look frozen.
+which kernels are compiling, so that the cell does not look frozen. (``interleave`` sets an
+LLVM option while the elementwise loops compile.)
 """
 import functools
 import importlib
@@ -24,17 +25,19 @@ _FAMILIES = ("conv", "elementwise", "nn", "reduce")
 
 @functools.cache
 def formulas_digest():
-    """A hash of the formulas and of the CPU's math library (``scalar.DIGEST``), read from the
-    files themselves: the fusion pass names its kernels with it without importing numba."""
+    """A hash of the formulas, of the CPU's math library and of how their loops are compiled
+    (``interleave.py``) (``scalar.DIGEST``), read from the files themselves: the fusion pass names
+    its kernels with it without importing numba."""
     from ... import formulas
     here = os.path.dirname(__file__)
-    return formulas.source_digest(os.path.join(here, "cpumath.py"), os.path.join(here, "vecmath.py"))
+    return formulas.source_digest(*[os.path.join(here, name) for name in ("cpumath.py", "vecmath.py", "interleave.py")])
 
 
 def __getattr__(name):
     # Called only while ``name`` is not yet an attribute: importing a submodule makes it one.
     if name in _FAMILIES:
-        from . import compile_notice
+        from . import compile_notice, interleave
         compile_notice.install()
+        interleave.install()
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
