@@ -69,6 +69,8 @@ from numpy import float32, float64
 
 from minieager.kernels.cpu.loops.scalar import {formulas}
 
+ONE_FLAT_LOOP = {flat}   # LLVM may interleave two vectors per iteration (kernels/cpu/loops/interleave.py)
+
 
 @njit(parallel=True, cache=True, error_model="numpy")
 def fused_kernel({args}):
@@ -157,7 +159,7 @@ def generate_source(members, modes):
     else:
         loop = ["    for i in prange(out.size):"]
     used = sorted({_formula_name(member) for member in members})
-    return _HEADER.format(formulas=", ".join(used), args=args) + "\n".join(loop + body) + "\n"
+    return _HEADER.format(formulas=", ".join(used), flat=not rows, args=args) + "\n".join(loop + body) + "\n"
 
 
 def source_dir():

@@ -14,21 +14,29 @@ elements, in fresh processes with caches of their own, two runs each:
     2             146    389   494-498   439        77    166
     4             148    412-440 497-506 429-445    77    160-174
 
-So 2 it is. numba offers no setting per loop, and LLVM's option (``-force-vector-interleave``)
-is global to the process. So it is set only while numba compiles one of minieager's elementwise
-or fused loops (numba's ``numba:compile`` event), and put back after: a user's own numba code,
-and minieager's other loops (reductions, convolutions, whose short inner loops would not gain),
-compile as they would without it.
+So 2 it is, for loops over all the elements in one flat run. Not for loops whose inner loop is
+short: a fused kernel that adds a bias row of 16 to (32, 26, 26, 16) runs ``for j in range(16)``
+inside, and two vectors of 16 per iteration left that loop to its scalar remainder
+(``tanh(x * 0.5 + b) * 2``: 313-323 us against 138-152).
+
+numba offers no setting per loop, and LLVM's option (``-force-vector-interleave``) is global to
+the process. So it is set only while numba compiles an elementwise loop or a fused kernel with one
+flat loop (``ONE_FLAT_LOOP`` in its generated source; numba's ``numba:compile`` event), and put
+back after: a user's own numba code, and minieager's other loops (reductions, convolutions, row
+loops), compile as they would without it.
 """
 import llvmlite.binding as llvm
 from numba.core import event
 
 INTERLEAVE = 2
-_LOOP_MODULES = ("minieager.kernels.cpu.loops.elementwise", "minieager_fused_")
 
 
-def _interleaved(module):
-    return module is not None and module.startswith(_LOOP_MODULES)
+def _interleaved(py_func):
+    """Whether numba's ``py_func`` is one of the loops compiled interleaved (the docstring says which)."""
+    module = getattr(py_func, "__module__", None) or ""
+    if module == "minieager.kernels.cpu.loops.elementwise":
+        return True
+    return module.startswith("minieager_fused_") and py_func.__globals__.get("ONE_FLAT_LOOP", False)
 
 
 class Interleave(event.Listener):
@@ -41,7 +49,7 @@ class Interleave(event.Listener):
     def on_start(self, ev):
         self.depth += 1
         py_func = getattr(ev.data.get("dispatcher"), "py_func", None)   # (any numba target sends this event)
-        if self.depth == 1 and _interleaved(getattr(py_func, "__module__", None)):
+        if self.depth == 1 and _interleaved(py_func):
             llvm.set_option("", f"-force-vector-interleave={INTERLEAVE}")
             self.active = True
 
