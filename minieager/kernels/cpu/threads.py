@@ -135,9 +135,10 @@ def chunk_workers(kind, chunks, buffer_bytes):
     own (the convolutions, ``loops/conv.py``); gives how many threads (workers) the loop gets. Each
     worker needs a buffer of ``buffer_bytes``.
 
-    The count is what ``blas_products`` would give the BLAS (the free CPUs, or one thread while
-    this kind ran faster on one lately, ``thread_choice.py``), at most one per chunk, and no more
-    than ``BUFFERS_BYTES`` of buffers allow. Several workers each get a one-thread BLAS (two BLAS
+    The count is what a large loop gets (``parallel_threads``: the free CPUs, one soon after a
+    product on several BLAS threads), or one while this kind ran faster on one lately
+    (``thread_choice.py``); at most one per chunk, and no more than ``BUFFERS_BYTES`` of buffers
+    allow. Several workers each get a one-thread BLAS (two BLAS
     threads per worker would fight over the same cores). With a single chunk, or chunks so big
     that two buffers would not fit (one big image), one worker runs them and the BLAS's own threads
     share each product, as for a matmul. The call is timed for ``thread_choice.py``.

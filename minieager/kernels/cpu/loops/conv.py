@@ -122,6 +122,8 @@ def forward(x, w_matrix, kh, kw, sh, sw, pt, pl, per_chunk, buffers, bias, relu,
             first, last = chunk * per_chunk, min(chunk * per_chunk + per_chunk, n_img)
             m = (last - first) * pixels
             rows = out_rows[first * pixels:last * pixels]
+            # One branch per layout: numba types a C-ordered and an F-ordered matrix apart, so each
+            # gets its own np.dot call (one helper returning either would not compile).
             if n_c <= FEW_CHANNELS:
                 col_t = buffers[worker, :k * m].reshape(k, m)
                 patch_columns(x, first, last, sh, sw, pt, pl, kh, kw, oh, ow, col_t)
